@@ -1,0 +1,60 @@
+/**
+ * The environment, parsed once with zod. Anything wrong fails fast at start with one
+ * message naming every bad variable. Unset service URLs select the embedded defaults.
+ */
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+const optionalUrl = z
+  .string()
+  .trim()
+  .optional()
+  .transform((v) => (v ? v : undefined))
+  .pipe(z.url().optional());
+
+const csv = z
+  .string()
+  .optional()
+  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
+
+const schema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  HOST: z.string().default('127.0.0.1'),
+  DATA_DIR: z.string().default('./data'),
+  DATABASE_URL: optionalUrl,
+  REDIS_URL: optionalUrl,
+  CLICKHOUSE_URL: optionalUrl,
+  MEILI_URL: optionalUrl,
+  MEILI_API_KEY: z.string().optional(),
+  TEMPORAL_ADDRESS: z.string().optional(),
+  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
+  CORPUS_DIR: z.string().optional(),
+  AUTO_INGEST: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  API_BASE_PATH: z
+    .string()
+    .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'API_BASE_PATH must start with / and not end with /')
+    .default('/api/v1/prod'),
+  CORS_ORIGINS: csv,
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  APP_VERSION: z.string().default('0.1.0'),
+  GIT_COMMIT: z.string().default('unknown'),
+  PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+});
+
+export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };
+
+/** The shared datasets sit beside the checkout; use them when nothing else is named. */
+function defaultCorpusDir(): string | undefined {
+  const candidate = resolve('../shared/data');
+  return existsSync(candidate) ? candidate : undefined;
+}
+
+export function loadConfig(env: Record<string, string | undefined>): Config {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new Error(`Invalid configuration: ${problems}`);
+  }
+  return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
+}

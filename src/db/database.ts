@@ -1,0 +1,21 @@
+/**
+ * The typed view of the Postgres schema for Kysely, derived from the drizzle tables so
+ * the schema is written once. Kysely runs with CamelCasePlugin, so the camelCase names
+ * here map onto the snake_case columns drizzle-kit writes. Repositories take `Db` or `Trx`.
+ */
+import type { Generated, Kysely, Transaction } from 'kysely';
+import type { InferSelectModel } from 'drizzle-orm';
+import type * as schema from './schema/index.ts';
+
+type WithDefaults<T, K extends keyof T> = Omit<T, K> & { [P in K]: Generated<T[P]> };
+
+export interface Database {
+  streams: InferSelectModel<typeof schema.streams>;
+  events: WithDefaults<InferSelectModel<typeof schema.events>, 'globalPosition' | 'transactionId'>;
+  projectorCheckpoints: InferSelectModel<typeof schema.projectorCheckpoints>;
+  cases: WithDefaults<InferSelectModel<typeof schema.cases>, 'restricted'>;
+  ingestRejections: InferSelectModel<typeof schema.ingestRejections>;
+}
+
+export type Db = Kysely<Database>;
+export type Trx = Transaction<Database>;

@@ -1,0 +1,3 @@
+/** Entry point for drizzle-kit: every table of the Postgres schema. */
+export * from './event-store.ts';
+export * from './cases.ts';

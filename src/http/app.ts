@@ -1,0 +1,76 @@
+/**
+ * Builds the HTTP application: middleware order, the one error handler, the route list and
+ * the OpenAPI document. Everything it needs arrives in `deps`; it constructs no adapter,
+ * and uses only web standards, so the same app serves under Node and Deno.
+ */
+import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
+import type { Logger } from 'pino';
+import type { IdGenerator } from '../ports/clock.ts';
+import { ApiError } from './api-error.ts';
+import type { App } from './app-types.ts';
+import type { AppEnv } from './env.ts';
+import { accessLog } from './middleware/access-log.ts';
+import { limitBody, parseJsonBody } from './middleware/json-body.ts';
+import { requestId } from './middleware/request-id.ts';
+import { renderError } from './render-error.ts';
+import { registerDocs } from './routes/docs/get-docs.ts';
+import { registerGetCoverage, type CoverageDeps } from './routes/coverage/get-coverage.ts';
+import { registerGetHealth, type HealthDeps } from './routes/health/get-health.ts';
+import { registerGetCaseTypes } from './routes/reference/get-case-types.ts';
+import { registerGetCourts } from './routes/reference/get-courts.ts';
+import type { PublicRateLimit } from './middleware/public-rate-limit.ts';
+import { validationError } from './validation.ts';
+
+export interface AppDeps {
+  readonly basePath: string;
+  readonly version: string;
+  readonly logger: Logger;
+  readonly ids: IdGenerator;
+  readonly health: HealthDeps;
+  readonly coverage: CoverageDeps;
+  readonly publicRateLimit: PublicRateLimit;
+  readonly scalarBundle: () => Promise<Uint8Array | undefined>;
+}
+
+const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
+  if (result.success) return;
+  const input = result.target === 'json' ? await c.req.json().catch(() => undefined) : c.req.query();
+  throw validationError(result.error, input);
+};
+
+export function createApp(deps: AppDeps): App {
+  const root: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
+
+  root.use('*', requestId(deps.ids));
+  root.use('*', accessLog(deps.logger));
+  root.use('*', limitBody);
+  root.use('*', parseJsonBody);
+
+  root.onError((error, c) => {
+    if (error instanceof ApiError) return renderError(c, error);
+    if (error instanceof HTTPException && error.status === 400) return renderError(c, new ApiError('MALFORMED_JSON'));
+    deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unhandled error');
+    return renderError(c, new ApiError('INTERNAL_ERROR'));
+  });
+  root.notFound((c) => renderError(c, new ApiError('ROUTE_NOT_FOUND')));
+
+  const api: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
+  registerGetHealth(api, deps.health);
+  registerGetCourts(api, deps.publicRateLimit);
+  registerGetCaseTypes(api, deps.publicRateLimit);
+  registerGetCoverage(api, deps.coverage);
+
+  api.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Court Records Research API',
+      version: deps.version,
+      description: 'Research API over Indian court records. Prices are in credits (10 credits = Rs 1).',
+    },
+    servers: [{ url: deps.basePath }],
+  });
+  root.route(deps.basePath, api);
+  registerDocs(root, { openApiUrl: `${deps.basePath}/openapi.json`, scalarBundle: deps.scalarBundle });
+  return root;
+}

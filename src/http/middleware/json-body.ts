@@ -1,0 +1,35 @@
+/**
+ * Reads JSON bodies once, up front: a body over the limit is refused with 413 before it is
+ * parsed (counted while streaming, so chunked bodies without Content-Length are caught
+ * too), and a body that is not JSON gets 400 MALFORMED_JSON instead of a parser message.
+ * Hono caches the parsed body, so the route's validator reuses it.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../env.ts';
+
+export const MAX_BODY_BYTES = 256 * 1024;
+
+const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+export const limitBody: MiddlewareHandler<AppEnv> = bodyLimit({
+  maxSize: MAX_BODY_BYTES,
+  onError: () => {
+    throw new ApiError('PAYLOAD_TOO_LARGE');
+  },
+});
+
+export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (WITH_BODY.has(c.req.method) && c.req.raw.body !== null) {
+    const text = await c.req.text();
+    if (text.trim().length > 0) {
+      try {
+        JSON.parse(text);
+      } catch {
+        throw new ApiError('MALFORMED_JSON');
+      }
+    }
+  }
+  await next();
+};

@@ -1,0 +1,55 @@
+/**
+ * OpenAPI error responses generated from the error table, so the document lists exactly
+ * the codes and statuses the code can produce. Routes name the codes they may return.
+ */
+import { z } from '@hono/zod-openapi';
+import { ERROR_MESSAGE, ERROR_STATUS, type ErrorCode } from './error-codes.ts';
+
+const codes = Object.keys(ERROR_STATUS) as [ErrorCode, ...ErrorCode[]];
+
+export const CodedErrorSchema = z
+  .object({
+    success: z.literal(false),
+    code: z.enum(codes).openapi({ description: 'Stable machine-readable code; branch on it.' }),
+    message: z.string(),
+    error: z.string().openapi({ description: 'Mirrors message.' }),
+    details: z.array(z.string()).optional().openapi({ description: 'VALIDATION_ERROR only: one line per bad field.' }),
+    requestId: z.string().openapi({ description: 'Equals the X-Request-Id header.' }),
+  })
+  .catchall(z.unknown())
+  .openapi('CodedError');
+
+export const RateLimitErrorSchema = z
+  .object({
+    error: z.string(),
+    message: z.string(),
+    code: z.enum(codes),
+    retryAfter: z.number().int().openapi({ description: 'Seconds until a retry may succeed.' }),
+    resetTime: z.string().openapi({ description: 'ISO 8601 time the window resets.' }),
+  })
+  .openapi('RateLimitError');
+
+/** Responses every route shares: the body and request-id middleware and the crash guard. */
+export const COMMON_ERRORS: readonly ErrorCode[] = ['INTERNAL_ERROR'];
+export const BODY_ERRORS: readonly ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'];
+
+export function errorResponses(...routeCodes: ErrorCode[]) {
+  const byStatus = new Map<number, ErrorCode[]>();
+  for (const code of [...routeCodes, ...COMMON_ERRORS]) {
+    const status = ERROR_STATUS[code];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return Object.fromEntries(
+    [...byStatus].map(([status, list]) => [
+      status,
+      {
+        description: list.map((c) => `${c}: ${ERROR_MESSAGE[c]}`).join('\n\n'),
+        content: {
+          'application/json': {
+            schema: list.every((c) => c === 'RATE_LIMITED') ? RateLimitErrorSchema : CodedErrorSchema,
+          },
+        },
+      },
+    ]),
+  );
+}

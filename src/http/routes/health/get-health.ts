@@ -1,0 +1,79 @@
+/**
+ * GET /health: the plain form answers as soon as the process is up and touches nothing;
+ * ?deep=1 probes the five dependencies (1 s each) and answers 503 when a hard one fails.
+ * Flat body, no envelope, no key, no account rate limit.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import { deepHealth, type DeepHealth } from '../../../application/health/deep-health.ts';
+import type { DependencyProbe } from '../../../ports/health.ts';
+import type { App } from '../../app-types.ts';
+import { errorResponses } from '../../openapi-errors.ts';
+
+export interface HealthDeps {
+  readonly probes: readonly DependencyProbe[];
+  readonly version: string;
+  readonly commit: string;
+  readonly startedAt: Date;
+  readonly now: () => Date;
+  readonly onProbeFailure: (name: string, error: unknown) => void;
+}
+
+const CheckSchema = z.object({
+  ok: z.boolean(),
+  hard: z.boolean().openapi({ description: 'Hard dependencies decide the HTTP status.' }),
+  backend: z.string().openapi({ example: 'pglite' }),
+  latencyMs: z.number().int(),
+  error: z.enum(['timeout', 'unavailable']).optional(),
+});
+
+const PlainSchema = z
+  .object({ status: z.literal('ok'), version: z.string(), uptimeSeconds: z.number().int() })
+  .openapi('HealthPlain');
+
+const DeepSchema = z
+  .object({
+    status: z.enum(['healthy', 'degraded', 'unhealthy']),
+    version: z.string(),
+    commit: z.string(),
+    checks: z.object({
+      documentDatabase: CheckSchema,
+      searchIndex: CheckSchema,
+      vectorIndex: CheckSchema,
+      cache: CheckSchema,
+      identityService: CheckSchema,
+    }),
+  })
+  .openapi('HealthDeep');
+
+const route = createRoute({
+  method: 'get',
+  path: '/health',
+  tags: ['Public'],
+  summary: 'Liveness, or a bounded dependency check with ?deep=1',
+  request: {
+    query: z.object({
+      deep: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: '1 probes the dependencies.' }),
+    }),
+  },
+  responses: {
+    200: {
+      description: 'Up (plain form) or every hard dependency answered (deep form).',
+      content: { 'application/json': { schema: z.union([PlainSchema, DeepSchema]) } },
+    },
+    503: { description: 'A hard dependency (document database or search index) failed.', content: { 'application/json': { schema: DeepSchema } } },
+    ...errorResponses('VALIDATION_ERROR'),
+  },
+});
+
+export function registerGetHealth(app: App, deps: HealthDeps): void {
+  app.openapi(route, async (c) => {
+    const { deep } = c.req.valid('query');
+    if (deep !== '1' && deep !== 'true') {
+      const uptimeSeconds = Math.floor((deps.now().getTime() - deps.startedAt.getTime()) / 1000);
+      return c.json({ status: 'ok' as const, version: deps.version, uptimeSeconds }, 200);
+    }
+    const result: DeepHealth = await deepHealth(deps.probes, { timeoutMs: 1000, onFailure: deps.onProbeFailure });
+    const body = { status: result.status, version: deps.version, commit: deps.commit, checks: result.checks };
+    return result.status === 'unhealthy' ? c.json(body, 503) : c.json(body, 200);
+  });
+}

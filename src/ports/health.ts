@@ -1,0 +1,12 @@
+/**
+ * A dependency the deep health check can probe. Hard dependencies decide the overall
+ * status; soft ones are reported but never turn the service unhealthy.
+ */
+export type DependencyName = 'documentDatabase' | 'searchIndex' | 'vectorIndex' | 'cache' | 'identityService';
+
+export interface DependencyProbe {
+  readonly name: DependencyName;
+  readonly hard: boolean;
+  readonly backend: string;
+  check(signal: AbortSignal): Promise<void>;
+}

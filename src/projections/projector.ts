@@ -1,0 +1,120 @@
+/**
+ * Async projector runner. Reads only events committed below the oldest transaction still
+ * in flight (`pg_snapshot_xmin(pg_current_snapshot())`), ordered by transaction id then
+ * position, so an event whose transaction commits late is never skipped. Each batch and
+ * its checkpoint are saved in one transaction: a crash resumes from the last checkpoint.
+ */
+import { sql } from 'kysely';
+import type { Db, Trx } from '../db/database.ts';
+import type { RecordedEvent } from '../ports/event-store.ts';
+import { toRecorded } from '../adapters/postgres/event-store.ts';
+
+export interface AsyncProjection {
+  readonly name: string;
+  /** Event types it wants; omitted means all. The checkpoint advances past the rest. */
+  readonly handles?: readonly string[];
+  apply(events: readonly RecordedEvent[], trx: Trx): Promise<void>;
+  /** Clears the read model before a rebuild from position zero. */
+  reset(trx: Trx): Promise<void>;
+}
+
+interface Checkpoint {
+  transactionId: string;
+  globalPosition: number;
+}
+
+const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
+
+export class ProjectorRunner {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = true;
+
+  constructor(
+    private readonly db: Db,
+    private readonly projection: AsyncProjection,
+    private readonly options: { batchSize?: number; idleMs?: number; now: () => Date; onError?: (error: unknown) => void },
+  ) {}
+
+  /** Applies at most one batch; returns how many events it read (0 when caught up). */
+  async runOnce(): Promise<number> {
+    return this.db.transaction().execute(async (trx) => {
+      // One runner per projector at a time, across processes: a second one waits here.
+      await sql`select pg_advisory_xact_lock(hashtext(${this.projection.name}))`.execute(trx);
+      const checkpoint = await this.#checkpoint(trx);
+      const rows = await trx
+        .selectFrom('events')
+        .selectAll()
+        .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
+        .where(
+          sql<boolean>`(transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)`,
+        )
+        .orderBy('transactionId')
+        .orderBy('globalPosition')
+        .limit(this.options.batchSize ?? 500)
+        .execute();
+      const last = rows[rows.length - 1];
+      if (!last) return 0;
+      const events = rows.map(toRecorded);
+      const wanted = this.projection.handles;
+      const relevant = wanted ? events.filter((e) => wanted.includes(e.type)) : events;
+      if (relevant.length > 0) await this.projection.apply(relevant, trx);
+      await this.#save(trx, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+      return rows.length;
+    });
+  }
+
+  /** Applies batches until nothing committed is left unread. */
+  async catchUp(): Promise<number> {
+    let total = 0;
+    for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
+    return total;
+  }
+
+  /** Clears the read model and the checkpoint, then replays every event. */
+  async rebuild(): Promise<number> {
+    await this.db.transaction().execute(async (trx) => {
+      await this.projection.reset(trx);
+      await trx.deleteFrom('projectorCheckpoints').where('projector', '=', this.projection.name).execute();
+    });
+    return this.catchUp();
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    const tick = async (): Promise<void> => {
+      try {
+        await this.catchUp();
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.idleMs ?? 250);
+    };
+    this.#running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async #checkpoint(trx: Trx): Promise<Checkpoint> {
+    const row = await trx
+      .selectFrom('projectorCheckpoints')
+      .select(['transactionId', 'globalPosition'])
+      .where('projector', '=', this.projection.name)
+      .executeTakeFirst();
+    return row ?? START;
+  }
+
+  async #save(trx: Trx, checkpoint: Checkpoint): Promise<void> {
+    const updatedAt = this.options.now();
+    await trx
+      .insertInto('projectorCheckpoints')
+      .values({ projector: this.projection.name, ...checkpoint, updatedAt })
+      .onConflict((oc) => oc.column('projector').doUpdateSet({ ...checkpoint, updatedAt }))
+      .execute();
+  }
+}
