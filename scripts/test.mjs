@@ -21,9 +21,8 @@ if (selected.length === 0) {
   console.error(`no test files for tiers: ${tiers.join(', ')}`);
   process.exit(1);
 }
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...selected],
-  { stdio: 'inherit', env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' } },
-);
+const result = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=1', '--test-reporter=spec', ...selected], {
+  stdio: 'inherit',
+  env: { ...process.env, LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent' },
+});
 process.exit(result.status ?? 1);

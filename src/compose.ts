@@ -36,12 +36,22 @@ const SCALAR_BUNDLE = new URL('../node_modules/@scalar/api-reference/dist/browse
 
 async function openCache(config: Config, clock: Clock): Promise<{ cache: Cache; probe: DependencyProbe; close: () => Promise<void> }> {
   if (!config.REDIS_URL) {
-    const cache = new MemoryCache(clock);
-    return { cache, probe: { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) }, close: async () => undefined };
+    const cache: Cache = new MemoryCache(clock);
+    return {
+      cache,
+      probe: { name: 'cache', hard: false, backend: 'memory', check: (signal) => cache.ping(signal) },
+      close: async () => undefined,
+    };
   }
   const client = await connectRedis(config.REDIS_URL);
-  const cache = new RedisCache(client);
-  return { cache, probe: { name: 'cache', hard: false, backend: 'redis', check: (s) => cache.ping(s) }, close: async () => void (await client.quit()) };
+  const cache: Cache = new RedisCache(client);
+  return {
+    cache,
+    probe: { name: 'cache', hard: false, backend: 'redis', check: (signal) => cache.ping(signal) },
+    close: async () => {
+      await client.quit();
+    },
+  };
 }
 
 export async function composeService(

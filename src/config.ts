@@ -16,7 +16,14 @@ const optionalUrl = z
 const csv = z
   .string()
   .optional()
-  .transform((v) => (v ? v.split(',').map((s) => s.trim()).filter(Boolean) : []));
+  .transform((v) =>
+    v
+      ? v
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean)
+      : [],
+  );
 
 const schema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -30,7 +37,10 @@ const schema = z.object({
   TEMPORAL_ADDRESS: z.string().optional(),
   ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
   CORPUS_DIR: z.string().optional(),
-  AUTO_INGEST: z.enum(['true', 'false']).default('true').transform((v) => v === 'true'),
+  AUTO_INGEST: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   API_BASE_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'API_BASE_PATH must start with / and not end with /')

@@ -8,5 +8,8 @@ import { composeService } from './compose.ts';
 
 const config = loadConfig(Deno.env.toObject());
 const service = await composeService(config, { clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
-Deno.serve({ port: config.PORT, hostname: config.HOST, onListen: ({ port }) => service.logger.info({ port, runtime: 'deno' }, 'listening') }, service.app.fetch);
+Deno.serve(
+  { port: config.PORT, hostname: config.HOST, onListen: ({ port }) => service.logger.info({ port, runtime: 'deno' }, 'listening') },
+  service.app.fetch,
+);
 void service.startBackground().catch((err: unknown) => service.logger.error({ err }, 'background start failed'));

@@ -10,7 +10,10 @@ import { composeService } from './compose.ts';
 const config = loadConfig(process.env);
 const service = await composeService(config, { clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
 const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-  service.logger.info({ url: `http://${config.HOST}:${info.port}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${info.port}/docs` }, 'listening');
+  service.logger.info(
+    { url: `http://${config.HOST}:${info.port}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${info.port}/docs` },
+    'listening',
+  );
 });
 void service.startBackground().catch((err: unknown) => service.logger.error({ err }, 'background start failed'));
 

@@ -59,6 +59,6 @@ export async function openPglite(dataDir: string | undefined): Promise<OpenedDat
   };
 }
 
-export function openDatabase(config: { DATABASE_URL: string | undefined; DATA_DIR: string }): Promise<OpenedDatabase> {
+export function openDatabase(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }): Promise<OpenedDatabase> {
   return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
 }

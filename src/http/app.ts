@@ -35,7 +35,7 @@ export interface AppDeps {
 
 const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
   if (result.success) return;
-  const input = result.target === 'json' ? await c.req.json().catch(() => undefined) : c.req.query();
+  const input: unknown = result.target === 'json' ? await c.req.json().catch(() => undefined) : c.req.query();
   throw validationError(result.error, input);
 };
 

@@ -46,9 +46,7 @@ export class ProjectorRunner {
         .selectFrom('events')
         .selectAll()
         .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-        .where(
-          sql<boolean>`(transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)`,
-        )
+        .where(sql<boolean>`(transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)`)
         .orderBy('transactionId')
         .orderBy('globalPosition')
         .limit(this.options.batchSize ?? 500)

@@ -38,7 +38,10 @@ for (const factory of databases) {
 
     it('appends, reads back in order and reports the next version', async () => {
       const store = new PostgresEventStore(database.db);
-      const first = await store.append('cart-1', 0, [{ type: 'Opened', data: { by: 'a' } }], { streamType: 'cart', metadata: metadata('r1') });
+      const first = await store.append('cart-1', 0, [{ type: 'Opened', data: { by: 'a' } }], {
+        streamType: 'cart',
+        metadata: metadata('r1'),
+      });
       assert.equal(first.nextExpectedVersion, 1);
       const second = await store.append(
         'cart-1',
@@ -99,7 +102,9 @@ for (const factory of databases) {
     it('lets exactly one of 50 concurrent creators of a new stream win', async () => {
       const store = new PostgresEventStore(database.db);
       const attempts = await Promise.allSettled(
-        Array.from({ length: 50 }, (_, i) => store.append('new-1', 0, [{ type: 'Opened', data: { by: i } }], { streamType: 'race', metadata: metadata(`n${i}`) })),
+        Array.from({ length: 50 }, (_, i) =>
+          store.append('new-1', 0, [{ type: 'Opened', data: { by: i } }], { streamType: 'race', metadata: metadata(`n${i}`) }),
+        ),
       );
       assert.equal(attempts.filter((a) => a.status === 'fulfilled').length, 1);
       assert.equal((await store.readStream('new-1')).events.length, 1);
@@ -129,9 +134,20 @@ for (const factory of databases) {
         },
       };
       const store = new PostgresEventStore(database.db, [totals]);
-      await store.append('acct-1', 0, [{ type: 'Added', data: { amount: 5 } }, { type: 'Noted', data: {} }], { streamType: 'acct', metadata: metadata('x') });
+      await store.append(
+        'acct-1',
+        0,
+        [
+          { type: 'Added', data: { amount: 5 } },
+          { type: 'Noted', data: {} },
+        ],
+        { streamType: 'acct', metadata: metadata('x') },
+      );
       await store.append('acct-1', 2, [{ type: 'Added', data: { amount: 7 } }], { streamType: 'acct', metadata: metadata('y') });
-      await assert.rejects(store.append('acct-1', 3, [{ type: 'Added', data: { amount: -1 } }], { streamType: 'acct', metadata: metadata('z') }), /negative/);
+      await assert.rejects(
+        store.append('acct-1', 3, [{ type: 'Added', data: { amount: -1 } }], { streamType: 'acct', metadata: metadata('z') }),
+        /negative/,
+      );
       const row = await sql<{ total: number }>`select total from inline_totals where stream_id = 'acct-1'`.execute(database.db);
       assert.equal(row.rows[0]?.total, 12);
       assert.equal((await store.readStream('acct-1')).version, 3);
@@ -147,13 +163,19 @@ for (const factory of databases) {
       const runner = new ProjectorRunner(database.db, projection, { batchSize: 7, now });
       assert.equal(await runner.catchUp(), before + 30);
       const ticks = projection.seen.filter((e) => e.type === 'Tick').map((e) => (e.data as { i: number }).i);
-      assert.deepEqual(ticks, Array.from({ length: 30 }, (_, i) => i));
+      assert.deepEqual(
+        ticks,
+        Array.from({ length: 30 }, (_, i) => i),
+      );
 
       // A new runner (a restarted process) resumes after the checkpoint: nothing is seen twice.
       await store.append('proj-0', 'any', [{ type: 'Tick', data: { i: 30 } }], { streamType: 'p', metadata: metadata('t30') });
       const resumed = collector('collector-1');
       assert.equal(await new ProjectorRunner(database.db, resumed, { now }).catchUp(), 1);
-      assert.deepEqual(resumed.seen.map((e) => (e.data as { i: number }).i), [30]);
+      assert.deepEqual(
+        resumed.seen.map((e) => (e.data as { i: number }).i),
+        [30],
+      );
 
       const rebuilt = await new ProjectorRunner(database.db, resumed, { now }).rebuild();
       assert.equal(rebuilt, before + 31);
@@ -164,36 +186,47 @@ for (const factory of databases) {
 
 const postgresFactory = databases.find((f) => f.name === 'postgres');
 
-describe('async projector with a writer transaction held open (PostgreSQL)', { skip: postgresFactory ? false : 'TEST_DATABASE_URL not set: PGlite has one session, so a transaction cannot be held open beside a reader' }, () => {
-  it('does not read past an open transaction, then sees its events in commit order', async () => {
-    const database = await postgresFactory!.open();
-    try {
-      const store = new PostgresEventStore(database.db);
-      const projection = collector('held-open');
-      const runner = new ProjectorRunner(database.db, projection, { now });
-      let releaseHeld!: () => void;
-      const held = new Promise<void>((r) => (releaseHeld = r));
-      let appendedHeld!: () => void;
-      const heldAppended = new Promise<void>((r) => (appendedHeld = r));
-      const slowWriter = database.db.transaction().execute(async (trx) => {
-        await store.append('slow', 0, [{ type: 'Slow', data: {} }], { streamType: 's', metadata: metadata('slow'), trx });
-        appendedHeld();
-        await held;
-      });
-      await heldAppended;
-      await store.append('fast', 0, [{ type: 'Fast', data: {} }], { streamType: 's', metadata: metadata('fast') });
+describe(
+  'async projector with a writer transaction held open (PostgreSQL)',
+  {
+    skip: postgresFactory
+      ? false
+      : 'TEST_DATABASE_URL not set: PGlite has one session, so a transaction cannot be held open beside a reader',
+  },
+  () => {
+    it('does not read past an open transaction, then sees its events in commit order', async () => {
+      const database = await postgresFactory!.open();
+      try {
+        const store = new PostgresEventStore(database.db);
+        const projection = collector('held-open');
+        const runner = new ProjectorRunner(database.db, projection, { now });
+        let releaseHeld!: () => void;
+        const held = new Promise<void>((r) => (releaseHeld = r));
+        let appendedHeld!: () => void;
+        const heldAppended = new Promise<void>((r) => (appendedHeld = r));
+        const slowWriter = database.db.transaction().execute(async (trx) => {
+          await store.append('slow', 0, [{ type: 'Slow', data: {} }], { streamType: 's', metadata: metadata('slow'), trx });
+          appendedHeld();
+          await held;
+        });
+        await heldAppended;
+        await store.append('fast', 0, [{ type: 'Fast', data: {} }], { streamType: 's', metadata: metadata('fast') });
 
-      // The fast event has a higher position and is committed, but the slow transaction is
-      // still open below it: the projector must wait rather than skip the slow event.
-      assert.equal(await runner.catchUp(), 0);
-      releaseHeld();
-      await slowWriter;
-      assert.equal(await runner.catchUp(), 2);
-      assert.deepEqual(projection.seen.map((e) => e.type), ['Slow', 'Fast']);
-      assert.ok(projection.seen[0]!.globalPosition < projection.seen[1]!.globalPosition);
-      assert.equal(await runner.catchUp(), 0);
-    } finally {
-      await database.close();
-    }
-  });
-});
+        // The fast event has a higher position and is committed, but the slow transaction is
+        // still open below it: the projector must wait rather than skip the slow event.
+        assert.equal(await runner.catchUp(), 0);
+        releaseHeld();
+        await slowWriter;
+        assert.equal(await runner.catchUp(), 2);
+        assert.deepEqual(
+          projection.seen.map((e) => e.type),
+          ['Slow', 'Fast'],
+        );
+        assert.ok(projection.seen[0]!.globalPosition < projection.seen[1]!.globalPosition);
+        assert.equal(await runner.catchUp(), 0);
+      } finally {
+        await database.close();
+      }
+    });
+  },
+);

@@ -4,5 +4,12 @@ import type { DependencyProbe } from '../../ports/health.ts';
 
 export function meilisearchProbe(url: string, apiKey: string | undefined): DependencyProbe {
   const client = new Meilisearch({ host: url, ...(apiKey ? { apiKey } : {}) });
-  return { name: 'searchIndex', hard: true, backend: 'meilisearch', check: async () => void (await client.health()) };
+  return {
+    name: 'searchIndex',
+    hard: true,
+    backend: 'meilisearch',
+    check: async () => {
+      await client.health();
+    },
+  };
 }

@@ -36,12 +36,9 @@ class PGliteConnection implements DatabaseConnection {
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
     const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
     const command = (result as { command?: string }).command ?? '';
-    return WRITE_COMMANDS.has(command)
-      ? { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) }
-      : { rows: result.rows };
+    return WRITE_COMMANDS.has(command) ? { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) } : { rows: result.rows };
   }
 
-  // eslint-disable-next-line require-yield -- PGlite has no cursor API; streaming is not offered.
   async *streamQuery<R>(): AsyncIterableIterator<QueryResult<R>> {
     throw new Error('streaming is not supported on PGlite');
   }

@@ -82,7 +82,13 @@ export class PostgresEventStore {
     return rows.map(toRecorded);
   }
 
-  async #appendIn(trx: Trx, streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+  async #appendIn(
+    trx: Trx,
+    streamId: string,
+    expected: ExpectedVersion,
+    events: readonly NewEvent[],
+    options: AppendOptions,
+  ): Promise<AppendResult> {
     const now = new Date(options.metadata.occurredAt);
     const current = await this.#claimVersions(trx, streamId, expected, events.length, options.streamType, now);
     const rows = await trx
@@ -110,7 +116,14 @@ export class PostgresEventStore {
   }
 
   /** Moves the stream version forward, or throws a conflict; returns the version before. */
-  async #claimVersions(trx: Trx, streamId: string, expected: ExpectedVersion, count: number, streamType: string, now: Date): Promise<number> {
+  async #claimVersions(
+    trx: Trx,
+    streamId: string,
+    expected: ExpectedVersion,
+    count: number,
+    streamType: string,
+    now: Date,
+  ): Promise<number> {
     if (expected === 0 || expected === 'any') {
       const created = await trx
         .insertInto('streams')

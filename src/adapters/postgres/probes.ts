@@ -9,14 +9,37 @@ import type { DependencyProbe } from '../../ports/health.ts';
 
 export function postgresProbes(db: Db, backend: string): DependencyProbe[] {
   return [
-    { name: 'documentDatabase', hard: true, backend, check: async () => void (await sql`select 1`.execute(db)) },
+    {
+      name: 'documentDatabase',
+      hard: true,
+      backend,
+      check: async () => {
+        await sql`select 1`.execute(db);
+      },
+    },
     {
       name: 'searchIndex',
       hard: true,
       backend: `${backend}-fts`,
-      check: async () => void (await sql`select to_tsvector('simple', coalesce(title, '')) from cases limit 1`.execute(db)),
+      check: async () => {
+        await sql`select to_tsvector('simple', coalesce(title, '')) from cases limit 1`.execute(db);
+      },
     },
-    { name: 'vectorIndex', hard: false, backend: `${backend}-pgvector`, check: async () => void (await sql`select '[1,0]'::vector <=> '[0,1]'::vector`.execute(db)) },
-    { name: 'identityService', hard: false, backend, check: async () => void (await db.selectFrom('streams').select('streamId').limit(1).execute()) },
+    {
+      name: 'vectorIndex',
+      hard: false,
+      backend: `${backend}-pgvector`,
+      check: async () => {
+        await sql`select '[1,0]'::vector <=> '[0,1]'::vector`.execute(db);
+      },
+    },
+    {
+      name: 'identityService',
+      hard: false,
+      backend,
+      check: async () => {
+        await db.selectFrom('streams').select('streamId').limit(1).execute();
+      },
+    },
   ];
 }

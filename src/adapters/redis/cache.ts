@@ -5,7 +5,10 @@ import type { Cache } from '../../ports/cache.ts';
 export type RedisClient = RedisClientType;
 
 export async function connectRedis(url: string): Promise<RedisClient> {
-  const client: RedisClient = createClient({ url, socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) } });
+  const client: RedisClient = createClient({
+    url,
+    socket: { connectTimeout: 2000, reconnectStrategy: (retries) => Math.min(retries * 200, 2000) },
+  });
   // Without a listener, a dropped connection would crash the process; health reports it instead.
   client.on('error', () => undefined);
   await client.connect();

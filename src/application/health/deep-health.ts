@@ -20,7 +20,11 @@ export interface DeepHealth {
 
 const TIMED_OUT = Symbol('timeout');
 
-async function runProbe(probe: DependencyProbe, timeoutMs: number, onFailure: (name: string, error: unknown) => void): Promise<CheckResult> {
+async function runProbe(
+  probe: DependencyProbe,
+  timeoutMs: number,
+  onFailure: (name: string, error: unknown) => void,
+): Promise<CheckResult> {
   const controller = new AbortController();
   const started = performance.now();
   let timer: ReturnType<typeof setTimeout> | undefined;

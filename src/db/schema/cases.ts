@@ -42,9 +42,13 @@ export const cases = pgTable(
   ],
 );
 
-export const ingestRejections = pgTable('ingest_rejections', {
-  source: text('source').notNull(),
-  sourceRef: text('source_ref').notNull(),
-  reason: text('reason').notNull(),
-  recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull(),
-}, (t) => [index('ingest_rejections_source_idx').on(t.source, t.sourceRef)]);
+export const ingestRejections = pgTable(
+  'ingest_rejections',
+  {
+    source: text('source').notNull(),
+    sourceRef: text('source_ref').notNull(),
+    reason: text('reason').notNull(),
+    recordedAt: timestamp('recorded_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('ingest_rejections_source_idx').on(t.source, t.sourceRef)],
+);

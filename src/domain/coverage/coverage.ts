@@ -91,7 +91,11 @@ export function buildCoverage(rows: readonly CoverageAggregate[], now: Date): Co
   for (const row of rows) {
     const key = row.courtLevel === 'district' ? DISTRICT_COURTS_ROW : row.courtCode;
     const court = courts.get(key) ?? { name: row.courtName, level: row.courtLevel, counts: ZERO, latest: null };
-    courts.set(key, { ...court, counts: add(court.counts, row.total, row.documentBearing), latest: later(court.latest, row.latestDecisionDate) });
+    courts.set(key, {
+      ...court,
+      counts: add(court.counts, row.total, row.documentBearing),
+      latest: later(court.latest, row.latestDecisionDate),
+    });
     years.set(row.year, add(years.get(row.year) ?? ZERO, row.total, row.documentBearing));
     totals = add(totals, row.total, row.documentBearing);
   }
@@ -108,8 +112,6 @@ export function buildCoverage(rows: readonly CoverageAggregate[], now: Date): Co
         businessDaysBehind: businessDaysBehind(c.latest, today),
       }))
       .sort((a, b) => b.total - a.total || a.court.localeCompare(b.court)),
-    years: [...years]
-      .map(([year, counts]) => ({ year, ...counts }))
-      .sort((a, b) => (a.year ?? -1) - (b.year ?? -1)),
+    years: [...years].map(([year, counts]) => ({ year, ...counts })).sort((a, b) => (a.year ?? -1) - (b.year ?? -1)),
   };
 }

@@ -17,7 +17,9 @@ export interface CoverageDeps {
 }
 
 const split = {
-  documentBearing: z.number().int().optional().openapi({ description: 'Records whose order or judgment document is held (not a claim that its text is indexed). Only with ?split=1.' }),
+  documentBearing: z.number().int().optional().openapi({
+    description: 'Records whose order or judgment document is held (not a claim that its text is indexed). Only with ?split=1.',
+  }),
   statusOnly: z.number().int().optional().openapi({ description: 'Registry metadata with no document on file. Only with ?split=1.' }),
 };
 
@@ -28,10 +30,16 @@ const CourtRow = z.object({
   total: z.number().int(),
   ...split,
   latestDecisionDate: z.string().nullable(),
-  businessDaysBehind: z.number().int().nullable().openapi({ description: 'Weekdays between the newest decision held and today; null when the court has no decision in the last 90 days.' }),
+  businessDaysBehind: z.number().int().nullable().openapi({
+    description: 'Weekdays between the newest decision held and today; null when the court has no decision in the last 90 days.',
+  }),
 });
 
-const YearRow = z.object({ year: z.number().int().nullable().openapi({ description: 'Decision year as the source gives it; null when unknown.' }), total: z.number().int(), ...split });
+const YearRow = z.object({
+  year: z.number().int().nullable().openapi({ description: 'Decision year as the source gives it; null when unknown.' }),
+  total: z.number().int(),
+  ...split,
+});
 
 const CoverageResponse = z
   .object({
@@ -52,7 +60,11 @@ const route = createRoute({
   path: '/coverage',
   tags: ['Public'],
   summary: 'Corpus coverage and freshness',
-  request: { query: z.object({ split: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: '1 publishes documentBearing and statusOnly.' }) }) },
+  request: {
+    query: z.object({
+      split: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: '1 publishes documentBearing and statusOnly.' }),
+    }),
+  },
   responses: {
     200: { description: 'Coverage snapshot.', content: { 'application/json': { schema: CoverageResponse } } },
     503: {
@@ -75,7 +87,8 @@ export function registerGetCoverage(app: App, deps: CoverageDeps): void {
     try {
       view = await deps.service.current();
     } catch (error) {
-      if (error instanceof CoverageUnavailableError) return c.json({ success: false as const, error: 'Coverage is temporarily unavailable; retry shortly.' }, 503);
+      if (error instanceof CoverageUnavailableError)
+        return c.json({ success: false as const, error: 'Coverage is temporarily unavailable; retry shortly.' }, 503);
       throw error;
     }
     const { snapshot } = view;

@@ -26,9 +26,7 @@ const CheckSchema = z.object({
   error: z.enum(['timeout', 'unavailable']).optional(),
 });
 
-const PlainSchema = z
-  .object({ status: z.literal('ok'), version: z.string(), uptimeSeconds: z.number().int() })
-  .openapi('HealthPlain');
+const PlainSchema = z.object({ status: z.literal('ok'), version: z.string(), uptimeSeconds: z.number().int() }).openapi('HealthPlain');
 
 const DeepSchema = z
   .object({
@@ -60,7 +58,10 @@ const route = createRoute({
       description: 'Up (plain form) or every hard dependency answered (deep form).',
       content: { 'application/json': { schema: z.union([PlainSchema, DeepSchema]) } },
     },
-    503: { description: 'A hard dependency (document database or search index) failed.', content: { 'application/json': { schema: DeepSchema } } },
+    503: {
+      description: 'A hard dependency (document database or search index) failed.',
+      content: { 'application/json': { schema: DeepSchema } },
+    },
     ...errorResponses('VALIDATION_ERROR'),
   },
 });

@@ -1,0 +1,47 @@
+// Lint: typescript-eslint's type-aware rules, plus the house boundaries as import rules.
+import tseslint from 'typescript-eslint';
+
+const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
+
+export default tseslint.config(
+  { ignores: ['node_modules/', 'data/', 'migrations/', 'eslint.config.js', 'bin/', 'scripts/*.mjs', 'src/main.deno.ts'] },
+  ...tseslint.configs.strictTypeChecked,
+  {
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/restrict-template-expressions': ['error', { allowNumber: true }],
+      '@typescript-eslint/no-confusing-void-expression': 'off',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: ['src/domain/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [...nodeBuiltins, 'hono', 'hono/*', 'kysely', '@temporalio/*', '**/adapters/**', '**/http/**', '**/db/**'] },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: 'The domain receives time as an argument.' },
+        { selector: "MemberExpression[object.name='Date'][property.name='now']", message: 'The domain receives time as an argument.' },
+        {
+          selector: "MemberExpression[object.name='Math'][property.name='random']",
+          message: 'The domain receives ids and randomness as arguments.',
+        },
+      ],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...nodeBuiltins, '**/adapters/**', '**/db/**', '**/http/**'] }] },
+  },
+  {
+    files: ['test/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'off',
+      '@typescript-eslint/unbound-method': 'off',
+    },
+  },
+);

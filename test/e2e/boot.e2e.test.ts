@@ -1,0 +1,144 @@
+/**
+ * Black-box: the service started as a user starts it, under Node (embedded defaults, first
+ * start ingests the real corpus) and under Deno, answering the public endpoints over HTTP.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { corpusDir } from '../support/corpus.ts';
+import { startService, type RunningService } from '../support/service-process.ts';
+
+const API = '/api/v1/prod';
+
+describe('the service under Node on embedded defaults', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('node', { CORPUS_DIR: corpusDir, AUTO_INGEST: 'true' });
+  });
+  after(async () => service.stop());
+
+  it('is healthy on every dependency', async () => {
+    const res = await fetch(`${service.url}${API}/health?deep=1`);
+    assert.equal(res.status, 200);
+    const body = (await res.json()) as {
+      status: string;
+      checks: Record<'documentDatabase' | 'searchIndex' | 'vectorIndex' | 'cache' | 'identityService', { ok: boolean; backend: string }>;
+    };
+    assert.equal(body.status, 'healthy');
+    assert.equal(body.checks.documentDatabase.backend, 'pglite');
+  });
+
+  it('ingests the real corpus on first start and reports it in /coverage', async () => {
+    let total = 0;
+    const deadline = Date.now() + 120_000;
+    while (Date.now() < deadline && total < 30_000) {
+      await new Promise((r) => setTimeout(r, 1000));
+      if (!service.output().includes('corpus ingested')) continue;
+      const body = (await (await fetch(`${service.url}${API}/coverage`)).json()) as { data: { totals: { total: number } } };
+      total = body.data.totals.total;
+    }
+    assert.ok(total > 30_000, `coverage total ${total} after first-start ingest`);
+  });
+
+  it('serves /docs with the Scalar bundle from our own origin', async () => {
+    const page = await fetch(`${service.url}/docs`);
+    assert.equal(page.status, 200);
+    assert.match(await page.text(), /\/docs\/scalar\.js/);
+    const bundle = await fetch(`${service.url}/docs/scalar.js`);
+    assert.equal(bundle.status, 200);
+    assert.ok((await bundle.arrayBuffer()).byteLength > 1_000_000);
+  });
+
+  it('never logs request bodies', async () => {
+    const marker = 'Ramesh Kumar Body Marker';
+    await fetch(`${service.url}${API}/coverage`, {
+      method: 'POST',
+      body: JSON.stringify({ name: marker }),
+      headers: { 'Content-Type': 'application/json' },
+    });
+    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(!service.output().includes(marker));
+  });
+});
+
+describe('the service under Deno', () => {
+  let service: RunningService;
+  before(async () => {
+    service = await startService('deno', { AUTO_INGEST: 'false' });
+  });
+  after(async () => service.stop());
+
+  it('answers /health plain and deep', async () => {
+    const plain = await fetch(`${service.url}${API}/health`);
+    assert.equal(plain.status, 200);
+    assert.equal(((await plain.json()) as { status: string }).status, 'ok');
+    const deep = await fetch(`${service.url}${API}/health?deep=1`);
+    assert.equal(deep.status, 200);
+    assert.equal(((await deep.json()) as { status: string }).status, 'healthy');
+  });
+
+  it('serves the reference data with an ETag and a coded 404 for unknown routes', async () => {
+    const res = await fetch(`${service.url}${API}/reference/courts`);
+    assert.equal(res.status, 200);
+    const etag = res.headers.get('etag');
+    assert.ok(etag);
+    assert.equal((await fetch(`${service.url}${API}/reference/courts`, { headers: { 'If-None-Match': etag } })).status, 304);
+    const missing = await fetch(`${service.url}${API}/nope`);
+    assert.equal(missing.status, 404);
+    const body = (await missing.json()) as { code: string; requestId: string };
+    assert.equal(body.code, 'ROUTE_NOT_FOUND');
+    assert.equal(body.requestId, missing.headers.get('x-request-id'));
+  });
+});
+
+const adminUrl = process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.TEST_REDIS_URL;
+
+describe(
+  'the service under Node on real PostgreSQL and Redis',
+  { skip: adminUrl && redisUrl ? false : 'TEST_DATABASE_URL and TEST_REDIS_URL not set' },
+  () => {
+    let service: RunningService;
+    let dropDatabase: () => Promise<void>;
+    before(async () => {
+      const { default: postgres } = await import('postgres');
+      const name = `e2e_${Date.now()}`;
+      const admin = postgres(adminUrl!, { max: 1, onnotice: () => undefined });
+      await admin.unsafe(`create database ${name}`);
+      dropDatabase = async () => {
+        await admin.unsafe(`drop database if exists ${name} with (force)`);
+        await admin.end();
+      };
+      const url = new URL(adminUrl!);
+      url.pathname = `/${name}`;
+      service = await startService('node', { DATABASE_URL: url.toString(), REDIS_URL: redisUrl!, AUTO_INGEST: 'false' });
+    });
+    after(async () => {
+      await service.stop();
+      await dropDatabase();
+    });
+
+    it('reports each real backend in the deep health check; missing pgvector is soft', async () => {
+      const res = await fetch(`${service.url}${API}/health?deep=1`);
+      const body = (await res.json()) as {
+        status: string;
+        checks: Record<'documentDatabase' | 'searchIndex' | 'vectorIndex' | 'cache' | 'identityService', { ok: boolean; backend: string }>;
+      };
+      assert.equal(body.checks.documentDatabase.backend, 'postgres');
+      assert.equal(body.checks.documentDatabase.ok, true);
+      assert.equal(body.checks.searchIndex.ok, true);
+      assert.equal(body.checks.cache.backend, 'redis');
+      assert.equal(body.checks.cache.ok, true);
+      // Debian's PostgreSQL has no pgvector: the vector index is down, which must not fail the check.
+      assert.equal(res.status, 200);
+      assert.equal(body.status, body.checks.vectorIndex.ok ? 'healthy' : 'degraded');
+    });
+
+    it('serves coverage from the PostgreSQL case store', async () => {
+      const res = await fetch(`${service.url}${API}/coverage`);
+      assert.equal(res.status, 200);
+      const body = (await res.json()) as { data: { totals: { total: number } }; meta: { stale: boolean } };
+      assert.equal(body.data.totals.total, 0);
+      assert.equal(body.meta.stale, false);
+    });
+  },
+);
