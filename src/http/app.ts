@@ -5,6 +5,7 @@
  */
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
 import { HTTPException } from 'hono/http-exception';
+import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from 'pino';
 import type { IdGenerator } from '../ports/clock.ts';
 import { ApiError } from './api-error.ts';
@@ -43,6 +44,13 @@ export function createApp(deps: AppDeps): App {
   const root: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
 
   root.use('*', requestId(deps.ids));
+  root.use(
+    '*',
+    methodNotAllowed({
+      app: root,
+      onMethodNotAllowed: (c, methods) => renderError(c, new ApiError('METHOD_NOT_ALLOWED', { headers: { Allow: methods.join(', ') } })),
+    }),
+  );
   root.use('*', accessLog(deps.logger));
   root.use('*', limitBody);
   root.use('*', parseJsonBody);

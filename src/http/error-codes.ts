@@ -2,6 +2,8 @@
  * The one error vocabulary of the API: every code of the spec's error table with its
  * HTTP status. Handlers throw `ApiError`; `render.ts` turns it into the spec's shapes;
  * `openapi-errors.ts` documents the same table, so docs cannot drift from behaviour.
+ * The spec's table plus two codes of ours for the router: ROUTE_NOT_FOUND and
+ * METHOD_NOT_ALLOWED (405 with an Allow header), documented in the OpenAPI document.
  */
 export const ERROR_STATUS = {
   API_KEY_MISSING: 401,
@@ -50,7 +52,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_KEY_REUSED: 409,
   IDEMPOTENCY_IN_PROGRESS: 409,
   ROUTE_NOT_FOUND: 404,
-} as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 408 | 409 | 413 | 429 | 500 | 502 | 503>;
+  METHOD_NOT_ALLOWED: 405,
+} as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
@@ -102,5 +105,6 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   IDEMPOTENCY_KEY_INVALID: 'Idempotency-Key must be 1 to 128 characters of A-Z, a-z, 0-9, _, . or -.',
   IDEMPOTENCY_KEY_REUSED: 'This Idempotency-Key was used with a different request body.',
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still in progress.',
-  ROUTE_NOT_FOUND: 'No route matches this method and path.',
+  ROUTE_NOT_FOUND: 'No route matches this path.',
+  METHOD_NOT_ALLOWED: 'This path does not accept this method; see the Allow header.',
 };

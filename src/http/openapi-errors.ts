@@ -30,7 +30,7 @@ export const RateLimitErrorSchema = z
   .openapi('RateLimitError');
 
 /** Responses every route shares: the body and request-id middleware and the crash guard. */
-export const COMMON_ERRORS: readonly ErrorCode[] = ['INTERNAL_ERROR'];
+export const COMMON_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'INTERNAL_ERROR'];
 export const BODY_ERRORS: readonly ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'];
 
 export function errorResponses(...routeCodes: ErrorCode[]) {

@@ -66,6 +66,12 @@ describe('HTTP foundation', () => {
     await expectCoded(await app.request('/'), 404, 'ROUTE_NOT_FOUND');
   });
 
+  it('answers a known path with an unsupported method with a coded 405 and an Allow header', async () => {
+    const res = await app.request(`${BASE}/reference/courts`, { method: 'DELETE' });
+    await expectCoded(res, 405, 'METHOD_NOT_ALLOWED');
+    assert.equal(res.headers.get('allow'), 'GET, HEAD');
+  });
+
   it('refuses a body over 256 kb with 413 before parsing, with or without Content-Length', async () => {
     const big = JSON.stringify({ query: 'x'.repeat(256 * 1024) });
     await expectCoded(

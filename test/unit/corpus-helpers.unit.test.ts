@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parseDayFirst, parseIso, parseMonthName } from '../../src/domain/case/dates.ts';
-import { cleanName, decodeEntities, splitScBench } from '../../src/domain/case/text.ts';
+import { cleanName, decodeEntities, splitScBench } from '../../src/corpus/source-text.ts';
 
 describe('dates', () => {
   it('parses the source formats to ISO and keeps implausible years', () => {

@@ -20,7 +20,7 @@ import {
   type Quirk,
 } from '../../domain/case/case-record.ts';
 import { parseIso } from '../../domain/case/dates.ts';
-import { cleanName, splitAdvocates, stripJudgeTitle } from '../../domain/case/text.ts';
+import { cleanName, splitAdvocates, stripJudgeTitle } from '../source-text.ts';
 import { describeIssues, isObject, readJsonl, type CorpusSource } from './source.ts';
 
 export const ECOURTS_HC_SOURCE = 'ecourts-hc-case-status';

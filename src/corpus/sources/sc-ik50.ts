@@ -17,7 +17,7 @@ import {
   type Quirk,
 } from '../../domain/case/case-record.ts';
 import { parseDayFirst, parseMonthName } from '../../domain/case/dates.ts';
-import { cleanName, splitScBench } from '../../domain/case/text.ts';
+import { cleanName, splitScBench } from '../source-text.ts';
 import { findJurisdictionCaseLine } from './judgment-text.ts';
 import { describeIssues, readJsonl, type CorpusSource } from './source.ts';
 

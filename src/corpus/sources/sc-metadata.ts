@@ -18,7 +18,7 @@ import {
 } from '../../domain/case/case-record.ts';
 import { parseScApiCaseNumber } from '../../domain/case/case-number.ts';
 import { parseDayFirst } from '../../domain/case/dates.ts';
-import { cleanName, decodeEntities, splitScBench, stripJudgeTitle } from '../../domain/case/text.ts';
+import { cleanName, decodeEntities, splitScBench, stripJudgeTitle } from '../source-text.ts';
 import { describeIssues, readJsonl, type CorpusSource } from './source.ts';
 
 export const SC_METADATA_SOURCE = 'sc-judgments-metadata';
