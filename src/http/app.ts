@@ -4,7 +4,6 @@
  * and uses only web standards, so the same app serves under Node and Deno.
  */
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
-import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from 'pino';
 import type { IdGenerator } from '../ports/clock.ts';
@@ -57,7 +56,6 @@ export function createApp(deps: AppDeps): App {
 
   root.onError((error, c) => {
     if (error instanceof ApiError) return renderError(c, error);
-    if (error instanceof HTTPException && error.status === 400) return renderError(c, new ApiError('MALFORMED_JSON'));
     deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unhandled error');
     return renderError(c, new ApiError('INTERNAL_ERROR'));
   });

@@ -3,7 +3,9 @@
  * districtCourts row, and how many business days each court's newest decision trails
  * today. Pure: the aggregate rows and today's date come in as arguments.
  */
-export type CourtLevel = 'supreme' | 'high' | 'district' | 'tribunal';
+import type { CourtLevel } from '../case/case-record.ts';
+
+export type { CourtLevel };
 
 export interface CoverageAggregate {
   readonly courtCode: string;
