@@ -9,10 +9,11 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { sql, type Insertable } from 'kysely';
+import type { Insertable } from 'kysely';
 import { canonicalJson, type CaseRecord } from '../domain/case/case-record.ts';
 import { yearOf } from '../domain/case/dates.ts';
 import type { Database, Db, Trx } from '../db/database.ts';
+import { jsonb } from '../db/jsonb.ts';
 import { CORPUS_SOURCES, type CorpusSource } from './sources/index.ts';
 
 /** 500 rows x 26 columns stays far below Postgres' 65,535 bind parameters. */
@@ -66,10 +67,6 @@ export function contentHash(record: CaseRecord): string {
     .digest('hex');
 }
 
-function jsonb(value: unknown) {
-  // A text parameter cast to jsonb reads the same on postgres.js and PGlite.
-  return sql`${JSON.stringify(value)}::text::jsonb`;
-}
 
 function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
   return {

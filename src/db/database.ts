@@ -15,6 +15,10 @@ export interface Database {
   projectorCheckpoints: InferSelectModel<typeof schema.projectorCheckpoints>;
   cases: WithDefaults<InferSelectModel<typeof schema.cases>, 'restricted'>;
   ingestRejections: InferSelectModel<typeof schema.ingestRejections>;
+  organizations: InferSelectModel<typeof schema.organizations>;
+  users: InferSelectModel<typeof schema.users>;
+  apiKeys: InferSelectModel<typeof schema.apiKeys>;
+  dashboardSessions: InferSelectModel<typeof schema.dashboardSessions>;
 }
 
 export type Db = Kysely<Database>;

@@ -1,13 +1,12 @@
 /**
- * Async projector runner. Reads only events committed below the oldest transaction still
- * in flight (`pg_snapshot_xmin(pg_current_snapshot())`), ordered by transaction id then
- * position, so an event whose transaction commits late is never skipped. Each batch and
+ * Async projector runner. Reads committed events in an order that never skips a late
+ * commit (see committed-events.ts). Each batch and
  * its checkpoint are saved in one transaction: a crash resumes from the last checkpoint.
  */
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.ts';
 import type { RecordedEvent } from '../ports/event-store.ts';
-import { toRecorded } from '../adapters/postgres/event-store.ts';
+import { readCommittedAfter, START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
 
 export interface AsyncProjection {
   readonly name: string;
@@ -18,12 +17,6 @@ export interface AsyncProjection {
   reset(trx: Trx): Promise<void>;
 }
 
-interface Checkpoint {
-  transactionId: string;
-  globalPosition: number;
-}
-
-const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
 
 export class ProjectorRunner {
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -42,23 +35,14 @@ export class ProjectorRunner {
       // One runner per projector at a time, across processes: a second one waits here.
       await sql`select pg_advisory_xact_lock(hashtext(${this.projection.name}))`.execute(trx);
       const checkpoint = await this.#checkpoint(trx);
-      const rows = await trx
-        .selectFrom('events')
-        .selectAll()
-        .where(sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`)
-        .where(sql<boolean>`(transaction_id, global_position) > (${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)`)
-        .orderBy('transactionId')
-        .orderBy('globalPosition')
-        .limit(this.options.batchSize ?? 500)
-        .execute();
-      const last = rows[rows.length - 1];
+      const events = await readCommittedAfter(trx, checkpoint, this.options.batchSize ?? 500);
+      const last = events[events.length - 1];
       if (!last) return 0;
-      const events = rows.map(toRecorded);
       const wanted = this.projection.handles;
       const relevant = wanted ? events.filter((e) => wanted.includes(e.type)) : events;
       if (relevant.length > 0) await this.projection.apply(relevant, trx);
       await this.#save(trx, { transactionId: last.transactionId, globalPosition: last.globalPosition });
-      return rows.length;
+      return events.length;
     });
   }
 

@@ -1,3 +1,4 @@
 /** Entry point for drizzle-kit: every table of the Postgres schema. */
 export * from './event-store.ts';
 export * from './cases.ts';
+export * from './accounts.ts';

@@ -1,0 +1,44 @@
+/**
+ * Reading events in an order that never skips one: only events committed below the oldest
+ * transaction still in flight, ordered by transaction id then position, after a checkpoint.
+ * Shared by the projector runner and the in-process cache invalidator.
+ */
+import { sql } from 'kysely';
+import type { Db, Trx } from '../../db/database.ts';
+import type { RecordedEvent } from '../../ports/event-store.ts';
+import { toRecorded } from './event-store.ts';
+
+export interface Checkpoint {
+  readonly transactionId: string;
+  readonly globalPosition: number;
+}
+
+export const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
+
+const committed = sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
+
+export async function readCommittedAfter(executor: Db | Trx, after: Checkpoint, limit: number): Promise<RecordedEvent[]> {
+  const rows = await executor
+    .selectFrom('events')
+    .selectAll()
+    .where(committed)
+    .where(sql<boolean>`(transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`)
+    .orderBy('transactionId')
+    .orderBy('globalPosition')
+    .limit(limit)
+    .execute();
+  return rows.map(toRecorded);
+}
+
+/** The newest committed position: where a reader that does not need history starts. */
+export async function committedHead(executor: Db | Trx): Promise<Checkpoint> {
+  const row = await executor
+    .selectFrom('events')
+    .select(['transactionId', 'globalPosition'])
+    .where(committed)
+    .orderBy('transactionId', 'desc')
+    .orderBy('globalPosition', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  return row ?? START;
+}

@@ -1,0 +1,73 @@
+/** One query from a key hash to everything the access check needs: key, user, organisation. */
+import type { Db } from '../../db/database.ts';
+import type { LimitOverrides, Tier } from '../../domain/access/tiers.ts';
+import type { Role, Standing } from '../../domain/user/user.ts';
+
+export interface KeyRecord {
+  readonly keyId: string;
+  readonly status: 'active' | 'rotated' | 'revoked';
+  readonly graceEndsAt: string | null;
+  readonly user: {
+    readonly userId: string;
+    readonly email: string;
+    readonly name: string;
+    readonly role: Role;
+    readonly tier: Tier;
+    readonly trial: boolean;
+    readonly apiAccess: boolean;
+    readonly standing: Standing;
+    readonly limitOverrides: LimitOverrides;
+  } | null;
+  readonly organization: { readonly organizationId: string; readonly status: 'active' | 'deactivated' } | null;
+}
+
+export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyRecord | undefined> {
+  const row = await db
+    .selectFrom('apiKeys as k')
+    .leftJoin('users as u', 'u.userId', 'k.userId')
+    .leftJoin('organizations as o', 'o.organizationId', 'k.organizationId')
+    .select([
+      'k.keyId',
+      'k.status',
+      'k.graceEndsAt',
+      'u.userId',
+      'u.email',
+      'u.name',
+      'u.role',
+      'u.tier',
+      'u.trial',
+      'u.apiAccess',
+      'u.standing',
+      'u.limitOverrides',
+      'o.organizationId',
+      'o.status as organizationStatus',
+    ])
+    .where('k.keyHash', '=', keyHash)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  return {
+    keyId: row.keyId,
+    status: row.status as KeyRecord['status'],
+    graceEndsAt: row.graceEndsAt ? new Date(row.graceEndsAt).toISOString() : null,
+    user:
+      row.userId === null
+        ? null
+        : {
+            userId: row.userId,
+            email: row.email ?? '',
+            name: row.name ?? '',
+            role: row.role as Role,
+            tier: row.tier as Tier,
+            trial: row.trial ?? false,
+            apiAccess: row.apiAccess ?? false,
+            standing: row.standing as Standing,
+            limitOverrides: (row.limitOverrides ?? {}) as LimitOverrides,
+          },
+    organization: row.organizationId === null ? null : { organizationId: row.organizationId, status: row.organizationStatus as 'active' | 'deactivated' },
+  };
+}
+
+export async function findAllowlist(db: Db, organizationId: string): Promise<{ allowlist: string[]; strict: boolean } | undefined> {
+  const row = await db.selectFrom('organizations').select(['allowlist', 'strictAllowlist']).where('organizationId', '=', organizationId).executeTakeFirst();
+  return row ? { allowlist: row.allowlist as string[], strict: row.strictAllowlist } : undefined;
+}

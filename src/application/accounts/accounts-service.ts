@@ -1,0 +1,229 @@
+/**
+ * Account commands: organisations, users and API keys. Each method reads the aggregate's
+ * stream, decides, appends (the inline read model updates in the same transaction) and
+ * returns a result or a tagged error; the HTTP layer maps errors to codes.
+ */
+import { sql } from 'kysely';
+import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import { limitsFor, type LimitOverrides, type Tier } from '../../domain/access/tiers.ts';
+import { decideApiKey, evolveApiKey, initialApiKey, type ApiKeyCommand, type ApiKeyError, type ApiKeyEvent, type ApiKeyState } from '../../domain/api-key/api-key.ts';
+import {
+  decideOrganization,
+  evolveOrganization,
+  initialOrganization,
+  type OrganizationCommand,
+  type OrganizationError,
+  type OrganizationEvent,
+  type OrganizationState,
+} from '../../domain/organization/organization.ts';
+import { decideUser, evolveUser, initialUser, type Role, type Standing, type UserCommand, type UserError, type UserEvent, type UserState } from '../../domain/user/user.ts';
+import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
+import type { Clock, IdGenerator } from '../../ports/clock.ts';
+import type { EventMetadata } from '../../ports/event-store.ts';
+import { handleCommand, type Aggregate } from '../command-handler.ts';
+
+const organizations: Aggregate<OrganizationCommand, OrganizationEvent, OrganizationState, OrganizationError> = {
+  streamType: 'organization',
+  initial: initialOrganization,
+  decide: decideOrganization,
+  evolve: evolveOrganization,
+};
+const users: Aggregate<UserCommand, UserEvent, UserState, UserError> = { streamType: 'user', initial: initialUser, decide: decideUser, evolve: evolveUser };
+const apiKeys: Aggregate<ApiKeyCommand, ApiKeyEvent, ApiKeyState, ApiKeyError> = {
+  streamType: 'api-key',
+  initial: initialApiKey,
+  decide: decideApiKey,
+  evolve: evolveApiKey,
+};
+
+export const organizationStream = (id: string) => `organization-${id}`;
+export const userStream = (id: string) => `user-${id}`;
+export const apiKeyStream = (id: string) => `api-key-${id}`;
+
+/** Who is acting: a dashboard user, or an operator through the admin API. */
+export type Actor = { kind: 'user'; userId: string; role: Role; organizationId: string | null } | { kind: 'operator' };
+
+export type AccountError =
+  | OrganizationError
+  | UserError
+  | ApiKeyError
+  | { tag: 'EmailTaken' }
+  | { tag: 'EmailNotVerified' }
+  | { tag: 'KeyLimitReached'; limit: number };
+
+export type Result<T> = { ok: true; value: T } | { ok: false; error: AccountError };
+
+export interface NewUser {
+  readonly email: string;
+  readonly name: string;
+  readonly tier: Tier;
+  readonly organizationId: string | null;
+  readonly role: Role;
+  readonly trial: boolean;
+  readonly emailVerified: boolean;
+  readonly apiAccess: boolean;
+  readonly password: string | null;
+  readonly limitOverrides: LimitOverrides;
+}
+
+export interface IssuedKey {
+  readonly id: string;
+  readonly name: string;
+  readonly fullKey: string;
+  readonly displayKey: string;
+}
+
+export interface RotatedKey {
+  readonly apiKey: IssuedKey;
+  readonly rotatedFrom: { readonly id: string; readonly expiresAt: string };
+}
+
+export interface AccountsDeps {
+  readonly db: Db;
+  readonly store: PostgresEventStore;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  readonly keys: ApiKeyCodec;
+  readonly passwords: PasswordHasher;
+}
+
+const failed = (error: AccountError): { ok: false; error: AccountError } => ({ ok: false, error });
+
+function isUniqueViolation(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === '23505';
+}
+
+export class AccountsService {
+  constructor(private readonly deps: AccountsDeps) {}
+
+  #meta(actor: Actor, requestId?: string): EventMetadata {
+    return {
+      occurredAt: this.deps.clock.now().toISOString(),
+      actor: actor.kind === 'operator' ? 'operator' : `user:${actor.userId}`,
+      ...(requestId ? { requestId } : {}),
+    };
+  }
+
+  async createOrganization(input: { name: string; allowlist: string[]; strictAllowlist: boolean }, actor: Actor, requestId?: string): Promise<Result<{ organizationId: string }>> {
+    const organizationId = `org_${this.deps.ids.next()}`;
+    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), { type: 'CreateOrganization', organizationId, ...input }, this.#meta(actor, requestId));
+    return result.ok ? { ok: true, value: { organizationId } } : failed(result.error);
+  }
+
+  async deactivateOrganization(organizationId: string, actor: Actor, requestId?: string): Promise<Result<null>> {
+    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), { type: 'DeactivateOrganization', organizationId }, this.#meta(actor, requestId));
+    return result.ok ? { ok: true, value: null } : failed(result.error);
+  }
+
+  async setAllowlist(organizationId: string, allowlist: string[], strictAllowlist: boolean, actor: Actor, requestId?: string): Promise<Result<null>> {
+    const command = { type: 'SetAllowlist' as const, organizationId, allowlist, strictAllowlist };
+    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), command, this.#meta(actor, requestId));
+    return result.ok ? { ok: true, value: null } : failed(result.error);
+  }
+
+  async registerUser(input: NewUser, actor: Actor, requestId?: string): Promise<Result<{ userId: string }>> {
+    const userId = `usr_${this.deps.ids.next()}`;
+    const organization = input.organizationId === null ? 'none' : await this.#organizationStatus(input.organizationId);
+    const { password, ...rest } = input;
+    const profile = { ...rest, userId, passwordHash: password === null ? null : await this.deps.passwords.hash(password) };
+    try {
+      const result = await handleCommand(this.deps.store, users, userStream(userId), { type: 'RegisterUser', profile, organization }, this.#meta(actor, requestId));
+      return result.ok ? { ok: true, value: { userId } } : failed(result.error);
+    } catch (error) {
+      if (isUniqueViolation(error)) return failed({ tag: 'EmailTaken' });
+      throw error;
+    }
+  }
+
+  async setStanding(userId: string, standing: Standing, actor: Actor, requestId?: string): Promise<Result<null>> {
+    const result = await handleCommand(this.deps.store, users, userStream(userId), { type: 'SetStanding', userId, standing }, this.#meta(actor, requestId));
+    return result.ok ? { ok: true, value: null } : failed(result.error);
+  }
+
+  /** Creates a key for `userId`, within the tier's key cap and the email rule of Free. */
+  async createKey(userId: string, name: string, actor: Actor, requestId?: string): Promise<Result<IssuedKey>> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      // One key creation per user at a time, so two concurrent requests cannot both pass the cap.
+      await sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${userId}`}))`.execute(trx);
+      const user = await trx.selectFrom('users').selectAll().where('userId', '=', userId).executeTakeFirst();
+      if (!user) return failed({ tag: 'UserNotFound' });
+      if (user.tier === 'free' && !user.emailVerified) return failed({ tag: 'EmailNotVerified' });
+      const limit = limitsFor(user.tier as Tier, user.limitOverrides as LimitOverrides).apiKeys;
+      if ((await this.#liveKeyCount(trx, userId)) >= limit) return failed({ tag: 'KeyLimitReached', limit });
+      return this.#issue(trx, { userId, organizationId: user.organizationId, name, rotatedFrom: null }, this.#meta(actor, requestId));
+    });
+  }
+
+  /** Rotates a key the actor may manage: the old one enters its 24-hour grace window. */
+  async rotateKey(keyId: string, actor: Actor, requestId?: string): Promise<Result<RotatedKey>> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const key = await this.#manageableKey(trx, keyId, actor);
+      if (!key) return failed({ tag: 'KeyNotFound' });
+      if (key.status !== 'active') return failed({ tag: 'KeyNotActive' });
+      const meta = this.#meta(actor, requestId);
+      const issued = await this.#issue(trx, { userId: key.userId, organizationId: key.organizationId, name: `${key.name} (rotated)`, rotatedFrom: keyId }, meta);
+      if (!issued.ok) return issued;
+      const rotated = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'RotateApiKey', keyId, replacedBy: issued.value.id, at: meta.occurredAt }, meta, trx);
+      if (!rotated.ok) throw new Error(`rotation of ${keyId} refused after the new key was issued: ${rotated.error.tag}`);
+      const event = rotated.events[0];
+      const expiresAt = event?.type === 'ApiKeyRotated' ? event.data.graceEndsAt : meta.occurredAt;
+      return { ok: true, value: { apiKey: issued.value, rotatedFrom: { id: keyId, expiresAt } } };
+    });
+  }
+
+  async revokeKey(keyId: string, actor: Actor, requestId?: string): Promise<Result<null>> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const key = await this.#manageableKey(trx, keyId, actor);
+      if (!key) return failed({ tag: 'KeyNotFound' });
+      const meta = this.#meta(actor, requestId);
+      const by = actor.kind === 'operator' ? 'operator' : actor.userId;
+      const result = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt }, meta, trx);
+      return result.ok ? { ok: true, value: null } : failed(result.error);
+    });
+  }
+
+  /** Keys the actor may see: their own, or every key of their organisation for an ORG_ADMIN. */
+  async listKeys(actor: Extract<Actor, { kind: 'user' }>) {
+    return this.deps.db
+      .selectFrom('apiKeys')
+      .select(['keyId', 'name', 'displayKey', 'status', 'graceEndsAt', 'createdAt', 'revokedAt', 'userId'])
+      .$if(actor.role === 'ORG_ADMIN' && actor.organizationId !== null, (qb) => qb.where('organizationId', '=', actor.organizationId))
+      .$if(actor.role !== 'ORG_ADMIN' || actor.organizationId === null, (qb) => qb.where('userId', '=', actor.userId))
+      .orderBy('createdAt', 'desc')
+      .execute();
+  }
+
+  async #issue(trx: Trx, owner: { userId: string; organizationId: string | null; name: string; rotatedFrom: string | null }, meta: EventMetadata): Promise<Result<IssuedKey>> {
+    const minted = await this.deps.keys.mint();
+    const keyId = `key_${this.deps.ids.next()}`;
+    const key = { keyId, userId: owner.userId, organizationId: owner.organizationId, name: owner.name, keyHash: minted.keyHash, displayKey: minted.displayKey };
+    const result = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'CreateApiKey', key, at: meta.occurredAt, rotatedFrom: owner.rotatedFrom }, meta, trx);
+    if (!result.ok) return failed(result.error);
+    return { ok: true, value: { id: keyId, name: key.name.trim(), fullKey: minted.plaintext, displayKey: minted.displayKey } };
+  }
+
+  async #liveKeyCount(trx: Trx, userId: string): Promise<number> {
+    const row = await trx
+      .selectFrom('apiKeys')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('userId', '=', userId)
+      .where((eb) => eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('graceEndsAt', '>', this.deps.clock.now())])]))
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  async #manageableKey(trx: Trx, keyId: string, actor: Actor) {
+    // Row lock: two concurrent rotations of one key serialise here; the second sees it rotated.
+    const key = await trx.selectFrom('apiKeys').selectAll().where('keyId', '=', keyId).forUpdate().executeTakeFirst();
+    if (!key) return undefined;
+    if (actor.kind === 'operator' || key.userId === actor.userId) return key;
+    const sameOrganization = actor.organizationId !== null && key.organizationId === actor.organizationId;
+    return actor.role === 'ORG_ADMIN' && sameOrganization ? key : undefined;
+  }
+
+  async #organizationStatus(organizationId: string): Promise<'active' | 'deactivated' | 'none'> {
+    const row = await this.deps.db.selectFrom('organizations').select('status').where('organizationId', '=', organizationId).executeTakeFirst();
+    return row ? (row.status as 'active' | 'deactivated') : 'none';
+  }
+}
