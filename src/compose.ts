@@ -4,15 +4,21 @@
  * and starts background work. Nothing below this file constructs an adapter.
  */
 import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { Context } from 'hono';
 import pino, { type Logger } from 'pino';
 import { MemoryCache } from './adapters/memory/cache.ts';
 import { MemoryRateLimiter } from './adapters/memory/rate-limiter.ts';
+import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
+import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
+import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
+import { wireApplication } from './wiring.ts';
+import { clientAddressResolver } from './http/client-address.ts';
+import type { RateLimiter } from './ports/rate-limiter.ts';
+import type { DistinctCounter } from './ports/distinct-counter.ts';
 import { meilisearchProbe } from './adapters/meilisearch/probe.ts';
-import { readCoverageAggregates } from './adapters/postgres/coverage-source.ts';
 import { postgresProbes } from './adapters/postgres/probes.ts';
 import { connectRedis, RedisCache } from './adapters/redis/cache.ts';
-import { CoverageService } from './application/coverage/coverage-service.ts';
 import type { Config } from './config.ts';
 import { autoIngest } from './corpus/auto-ingest.ts';
 import { migrate } from './db/migrate.ts';
@@ -34,11 +40,22 @@ export interface Service {
 
 const SCALAR_BUNDLE = new URL('../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url);
 
-async function openCache(config: Config, clock: Clock): Promise<{ cache: Cache; probe: DependencyProbe; close: () => Promise<void> }> {
+interface SharedStores {
+  readonly cache: Cache;
+  readonly limiter: RateLimiter;
+  readonly distinctKeys: DistinctCounter;
+  readonly probe: DependencyProbe;
+  close(): Promise<void>;
+}
+
+/** Cache, rate limits and distinct counters: in process, or in Redis when REDIS_URL is set. */
+async function openSharedStores(config: Config, clock: Clock): Promise<SharedStores> {
   if (!config.REDIS_URL) {
     const cache: Cache = new MemoryCache(clock);
     return {
       cache,
+      limiter: new MemoryRateLimiter(clock),
+      distinctKeys: new MemoryDistinctCounter(clock),
       probe: { name: 'cache', hard: false, backend: 'memory', check: (signal) => cache.ping(signal) },
       close: async () => undefined,
     };
@@ -47,6 +64,8 @@ async function openCache(config: Config, clock: Clock): Promise<{ cache: Cache; 
   const cache: Cache = new RedisCache(client);
   return {
     cache,
+    limiter: new RedisRateLimiter(client, clock),
+    distinctKeys: new RedisDistinctCounter(client),
     probe: { name: 'cache', hard: false, backend: 'redis', check: (signal) => cache.ping(signal) },
     close: async () => {
       await client.quit();
@@ -54,26 +73,30 @@ async function openCache(config: Config, clock: Clock): Promise<{ cache: Cache; 
   };
 }
 
-export async function composeService(
-  config: Config,
-  options: { clientAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger },
-): Promise<Service> {
+export async function composeService(config: Config, options: { socketAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger }): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'court-records-api' } });
   const database = await openDatabase(config);
   const migrated = await migrate(database.db);
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
-  const cache = await openCache(config, clock);
-
+  const stores = await openSharedStores(config, clock);
+  const application = wireApplication({
+    db: database.db,
+    cache: stores.cache,
+    clock,
+    ids: randomIds,
+    logger,
+    keyPrefixes: config.API_KEY_PREFIXES,
+    keyHashSecret: config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret')),
+    entitledTiers: config.API_PLANS,
+    keyCachePollMs: config.KEY_CACHE_POLL_MS,
+  });
+  // Pin the invalidator's starting point before the first request can fill a cache.
+  await application.invalidator.poll();
+  const clientAddress = clientAddressResolver(options.socketAddress, config.TRUSTED_PROXIES);
   const probes = postgresProbes(database.db, database.kind).map((p) =>
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
-  const coverage = new CoverageService({
-    read: () => readCoverageAggregates(database.db),
-    cache: cache.cache,
-    clock,
-    onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
-  });
 
   const app = createApp({
     basePath: config.API_BASE_PATH,
@@ -81,19 +104,23 @@ export async function composeService(
     logger,
     ids: randomIds,
     health: {
-      probes: [...probes, cache.probe],
+      probes: [...probes, stores.probe],
       version: config.APP_VERSION,
       commit: config.GIT_COMMIT,
       startedAt: clock.now(),
       now: () => clock.now(),
       onProbeFailure: (name, err) => logger.warn({ dependency: name, err }, 'health probe failed'),
     },
-    coverage: { service: coverage, corsOrigins: config.CORS_ORIGINS },
-    publicRateLimit: {
-      limiter: new MemoryRateLimiter(clock),
-      perMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
+    coverage: { service: application.coverage, corsOrigins: config.CORS_ORIGINS },
+    publicRateLimit: { limiter: stores.limiter, perMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE, clock, clientAddress },
+    apiKeyGate: {
+      authenticator: application.authenticator,
+      allowlists: application.allowlists,
+      limiter: stores.limiter,
+      distinctKeys: stores.distinctKeys,
+      clientAddress,
       clock,
-      clientAddress: options.clientAddress,
+      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; allowing the request'),
     },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
@@ -102,13 +129,15 @@ export async function composeService(
     app,
     logger,
     startBackground: async () => {
+      application.invalidator.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
-      await coverage.refresh().catch((err: unknown) => logger.warn({ err }, 'coverage warm-up failed'));
+      await application.coverage.refresh().catch((err: unknown) => logger.warn({ err }, 'coverage warm-up failed'));
     },
     close: async () => {
-      await cache.close();
+      await application.invalidator.stop();
+      await stores.close();
       await database.close();
     },
   };

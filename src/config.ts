@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { TIERS } from './domain/access/tiers.ts';
 
 const optionalUrl = z
   .string()
@@ -50,6 +51,19 @@ const schema = z.object({
   APP_VERSION: z.string().default('0.1.0'),
   GIT_COMMIT: z.string().default('unknown'),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  API_KEY_PREFIXES: z
+    .string()
+    .default('crk_live,crk_test')
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.tuple([z.string().regex(/^[A-Za-z0-9_]{2,16}$/), z.string().regex(/^[A-Za-z0-9_]{2,16}$/)], { error: 'API_KEY_PREFIXES must be two prefixes' })),
+  KEY_HASH_SECRET: z.string().min(32, 'KEY_HASH_SECRET must be at least 32 characters').optional(),
+  API_PLANS: z
+    .string()
+    .default('enterprise')
+    .transform((v) => v.split(',').map((s) => s.trim()))
+    .pipe(z.array(z.enum(TIERS)).min(1)),
+  TRUSTED_PROXIES: csv,
+  KEY_CACHE_POLL_MS: z.coerce.number().int().min(20).max(1000).default(200),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };
@@ -65,6 +79,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
     throw new Error(`Invalid configuration: ${problems}`);
+  }
+  if (parsed.data.DATABASE_URL && !parsed.data.KEY_HASH_SECRET) {
+    throw new Error('Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)');
   }
   return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
 }

@@ -7,7 +7,7 @@ import { loadConfig } from './config.ts';
 import { composeService } from './compose.ts';
 
 const config = loadConfig(Deno.env.toObject());
-const service = await composeService(config, { clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
+const service = await composeService(config, { socketAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
 Deno.serve(
   { port: config.PORT, hostname: config.HOST, onListen: ({ port }) => service.logger.info({ port, runtime: 'deno' }, 'listening') },
   service.app.fetch,

@@ -8,7 +8,7 @@ import { loadConfig } from './config.ts';
 import { composeService } from './compose.ts';
 
 const config = loadConfig(process.env);
-const service = await composeService(config, { clientAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
+const service = await composeService(config, { socketAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' });
 const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
   service.logger.info(
     { url: `http://${config.HOST}:${info.port}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${info.port}/docs` },

@@ -13,6 +13,8 @@ import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
+import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
+import { registerGetMe } from './routes/account/get-me.ts';
 import { renderError } from './render-error.ts';
 import { registerDocs } from './routes/docs/get-docs.ts';
 import { registerGetCoverage, type CoverageDeps } from './routes/coverage/get-coverage.ts';
@@ -30,6 +32,7 @@ export interface AppDeps {
   readonly health: HealthDeps;
   readonly coverage: CoverageDeps;
   readonly publicRateLimit: PublicRateLimit;
+  readonly apiKeyGate: ApiKeyGateDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
 }
 
@@ -66,6 +69,11 @@ export function createApp(deps: AppDeps): App {
   registerGetCourts(api, deps.publicRateLimit);
   registerGetCaseTypes(api, deps.publicRateLimit);
   registerGetCoverage(api, deps.coverage);
+  const keyed = requireApiKey(deps.apiKeyGate);
+  registerGetMe(api, keyed);
+
+  api.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'BearerKey', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
 
   api.doc31('/openapi.json', {
     openapi: '3.1.0',

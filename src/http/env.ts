@@ -1,6 +1,10 @@
 /** Hono context variables every route may read: only per-request facts, never services. */
+import type { Principal } from '../application/access/key-authenticator.ts';
+
 export interface AppEnv {
   Variables: {
     requestId: string;
+    /** Set by the API-key middleware on keyed routes only. */
+    principal?: Principal;
   };
 }

@@ -1,26 +1,36 @@
 /**
- * Builds the real HTTP app over a real (in-memory PGlite) database for `app.request()`
- * tests. Options replace only what a test must control: probes, clock, rate limits.
+ * Builds the real HTTP app over a real (in-memory PGlite or PostgreSQL) database for
+ * `app.request()` tests, through the same wiring production uses. Options replace only
+ * what a test must control: probes, clock, rate limits, stores.
  */
 import pino from 'pino';
 import { MemoryCache } from '../../src/adapters/memory/cache.ts';
+import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counter.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
-import { readCoverageAggregates } from '../../src/adapters/postgres/coverage-source.ts';
+import type { readCoverageAggregates } from '../../src/adapters/postgres/coverage-source.ts';
 import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
-import { CoverageService } from '../../src/application/coverage/coverage-service.ts';
 import type { Db } from '../../src/db/database.ts';
+import type { Tier } from '../../src/domain/access/tiers.ts';
 import { createApp } from '../../src/http/app.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Cache } from '../../src/ports/cache.ts';
 import { randomIds, type Clock } from '../../src/ports/clock.ts';
+import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { DependencyProbe } from '../../src/ports/health.ts';
+import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
+import { wireApplication, type Application } from '../../src/wiring.ts';
 
 export const BASE = '/api/v1/prod';
+export const KEY_PREFIXES = ['crk_live', 'crk_test'] as const;
+export const KEY_HASH_SECRET = 'test-key-hash-secret-of-at-least-32-chars';
 
 export class SettableClock implements Clock {
   constructor(private current: Date) {}
   now(): Date {
     return new Date(this.current);
+  }
+  set(date: Date): void {
+    this.current = new Date(date);
   }
   advanceSeconds(seconds: number): void {
     this.current = new Date(this.current.getTime() + seconds * 1000);
@@ -33,24 +43,41 @@ export interface TestAppOptions {
   readonly probes?: (real: DependencyProbe[]) => DependencyProbe[];
   readonly perMinute?: number;
   readonly cache?: Cache;
+  readonly limiter?: RateLimiter;
+  readonly distinctKeys?: DistinctCounter;
   readonly readCoverage?: typeof readCoverageAggregates;
+  readonly entitledTiers?: readonly Tier[];
 }
 
-export function buildTestApp(options: TestAppOptions): { app: App; coverage: CoverageService; logs: string[] } {
+export interface TestApp {
+  readonly app: App;
+  readonly application: Application;
+  readonly logs: string[];
+}
+
+/** The client address of a test request: the x-test-client header stands in for the socket. */
+export const TEST_CLIENT_HEADER = 'x-test-client';
+
+export function buildTestApp(options: TestAppOptions): TestApp {
   const clock = options.clock ?? { now: () => new Date() };
   const logs: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
   const cache = options.cache ?? new MemoryCache(clock);
-  const real: DependencyProbe[] = [
-    ...postgresProbes(options.db, 'pglite'),
-    { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) },
-  ];
-  const coverage = new CoverageService({
-    read: () => (options.readCoverage ?? readCoverageAggregates)(options.db),
+  const limiter = options.limiter ?? new MemoryRateLimiter(clock);
+  const application = wireApplication({
+    db: options.db,
     cache,
     clock,
-    onRefreshFailure: () => undefined,
+    ids: randomIds,
+    logger,
+    keyPrefixes: KEY_PREFIXES,
+    keyHashSecret: KEY_HASH_SECRET,
+    entitledTiers: options.entitledTiers ?? ['enterprise'],
+    keyCachePollMs: 50,
+    ...(options.readCoverage ? { readCoverage: options.readCoverage } : {}),
   });
+  const real: DependencyProbe[] = [...postgresProbes(options.db, 'pglite'), { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) }];
+  const clientAddress = (c: { req: { header(name: string): string | undefined } }) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1';
   const app = createApp({
     basePath: BASE,
     version: '0.1.0-test',
@@ -64,14 +91,18 @@ export function buildTestApp(options: TestAppOptions): { app: App; coverage: Cov
       now: () => clock.now(),
       onProbeFailure: () => undefined,
     },
-    coverage: { service: coverage, corsOrigins: ['https://www.example-court-records.in'] },
-    publicRateLimit: {
-      limiter: new MemoryRateLimiter(clock),
-      perMinute: options.perMinute ?? 1000,
+    coverage: { service: application.coverage, corsOrigins: ['https://www.example-court-records.in'] },
+    publicRateLimit: { limiter, perMinute: options.perMinute ?? 1000, clock, clientAddress },
+    apiKeyGate: {
+      authenticator: application.authenticator,
+      allowlists: application.allowlists,
+      limiter,
+      distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
+      clientAddress,
       clock,
-      clientAddress: (c) => c.req.header('x-test-client') ?? '127.0.0.1',
+      onStoreFailure: () => undefined,
     },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
-  return { app, coverage, logs };
+  return { app, application, logs };
 }

@@ -1,0 +1,136 @@
+/**
+ * The gate of every keyed route, in the spec's order: key present, shape, existence,
+ * key/organisation/account standing, plan entitlement, then the IP allowlist, the
+ * distinct-keys-per-address cap and the per-key rate limit. Every answer of a keyed route
+ * carries the remaining allowance in RateLimit-* headers.
+ */
+import type { Context, MiddlewareHandler } from 'hono';
+import type { AllowlistCache } from '../../application/access/allowlist-cache.ts';
+import type { AuthRefusal, KeyAuthenticator, Principal } from '../../application/access/key-authenticator.ts';
+import type { Clock } from '../../ports/clock.ts';
+import type { DistinctCounter } from '../../ports/distinct-counter.ts';
+import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.ts';
+import { ApiError } from '../api-error.ts';
+import type { ErrorCode } from '../error-codes.ts';
+import type { AppEnv } from '../env.ts';
+
+export interface ApiKeyGateDeps {
+  readonly authenticator: KeyAuthenticator;
+  readonly allowlists: AllowlistCache;
+  readonly limiter: RateLimiter;
+  readonly distinctKeys: DistinctCounter;
+  readonly clientAddress: (c: Context<AppEnv>) => string;
+  readonly clock: Clock;
+  /** A shared store that is down must not take the API down with it: limits fail open. */
+  readonly onStoreFailure: (error: unknown) => void;
+}
+
+const REFUSALS: Record<Exclude<AuthRefusal, 'PlanNotEntitled' | 'ApiAccessNotProvisioned'>, [ErrorCode, string?]> = {
+  InvalidFormat: ['API_KEY_INVALID_FORMAT'],
+  UnknownKey: ['API_KEY_INVALID'],
+  StandingUnavailable: ['ACCOUNT_STANDING_UNAVAILABLE'],
+  KeyRevoked: ['API_KEY_REVOKED', 'This API key is deactivated: it was revoked or rotated away by its owner.'],
+  KeyExpired: ['API_KEY_EXPIRED'],
+  OrganizationDeactivated: ['ORGANIZATION_DEACTIVATED'],
+  AccountNotFound: ['ACCOUNT_NOT_FOUND'],
+  AccountSuspended: ['ACCOUNT_SUSPENDED'],
+  BillingInactive: ['BILLING_INACTIVE'],
+  TrialAccount: ['API_NOT_AVAILABLE_ON_TRIAL'],
+};
+
+function refusalError(refusal: AuthRefusal): ApiError {
+  switch (refusal) {
+    case 'PlanNotEntitled':
+      return new ApiError('API_ENTERPRISE_ONLY', { extra: { callsToday: 0, maxAllowed: 0 } });
+    case 'ApiAccessNotProvisioned':
+      // The spec's entitlement refusal for an Enterprise account without API access: bare shape.
+      return new ApiError('API_ENTERPRISE_ONLY', {
+        shape: 'bare',
+        message: 'API access is not provisioned for this account; contact support.',
+        extra: { callsToday: 0, maxAllowed: -1 },
+      });
+    default: {
+      const [code, message] = REFUSALS[refusal];
+      return new ApiError(code, message ? { message } : {});
+    }
+  }
+}
+
+function presentedKey(c: Context<AppEnv>): string | undefined {
+  const header = c.req.header('X-API-Key');
+  if (header !== undefined) return header.trim();
+  const authorization = c.req.header('Authorization');
+  const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization) : null;
+  return match?.[1]?.trim();
+}
+
+function rateLimitHeaders(decision: RateLimitDecision, now: Date): Record<string, string> {
+  const reset = Math.max(1, Math.ceil((decision.resetAt.getTime() - now.getTime()) / 1000));
+  return { 'RateLimit-Limit': String(decision.limit), 'RateLimit-Remaining': String(decision.remaining), 'RateLimit-Reset': String(reset) };
+}
+
+const DAY_SECONDS = 86_400;
+
+export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
+  async function guard<T>(work: () => Promise<T>, fallback: T): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      deps.onStoreFailure(error);
+      return fallback;
+    }
+  }
+
+  async function checkKeysPerAddress(principal: Principal, address: string): Promise<void> {
+    const day = deps.clock.now().toISOString().slice(0, 10);
+    const set = `ip-keys:${address}:${day}`;
+    const seen = await guard(() => deps.distinctKeys.add(set, principal.keyId, DAY_SECONDS + 3600), { size: 0, isNew: false });
+    if (seen.isNew && seen.size > principal.limits.distinctKeysPerIpPerDay) {
+      await guard(() => deps.distinctKeys.remove(set, principal.keyId), undefined);
+      const endOfDay = Date.parse(`${day}T00:00:00Z`) + DAY_SECONDS * 1000;
+      const retryAfter = Math.ceil((endOfDay - deps.clock.now().getTime()) / 1000);
+      throw new ApiError('TOO_MANY_KEYS_FROM_IP', { headers: { 'Retry-After': String(retryAfter) } });
+    }
+  }
+
+  return async (c, next) => {
+    const presented = presentedKey(c);
+    if (!presented) throw new ApiError('API_KEY_MISSING');
+    const outcome = await deps.authenticator.authenticate(presented);
+    if (!outcome.ok) throw refusalError(outcome.refusal);
+    const { principal } = outcome;
+    const address = deps.clientAddress(c);
+    if (principal.organizationId !== null && (await deps.allowlists.check(principal.organizationId, address)) === 'refused') {
+      throw new ApiError('IP_NOT_ALLOWED');
+    }
+    await checkKeysPerAddress(principal, address);
+    const now = deps.clock.now();
+    const limit = principal.limits.requestsPerMinute;
+    const decision = await guard(() => deps.limiter.hit(`key:${principal.keyId}`, limit, 60_000), {
+      allowed: true,
+      limit,
+      remaining: limit,
+      resetAt: new Date(now.getTime() + 60_000),
+    });
+    const headers = rateLimitHeaders(decision, now);
+    if (!decision.allowed) {
+      throw new ApiError('RATE_LIMITED', {
+        shape: 'rate-limit',
+        message: `Rate limit exceeded: at most ${decision.limit} requests per minute for this key.`,
+        headers: { ...headers, 'Retry-After': headers['RateLimit-Reset']! },
+        extra: { retryAfter: Number(headers['RateLimit-Reset']), resetTime: decision.resetAt.toISOString() },
+      });
+    }
+    c.set('principal', principal);
+    for (const [name, value] of Object.entries(headers)) c.header(name, value);
+    await next();
+    for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
+  };
+}
+
+/** The authenticated principal of a keyed route; its absence is a wiring bug. */
+export function principalOf(c: Context<AppEnv>): Principal {
+  const principal = c.get('principal');
+  if (!principal) throw new Error('keyed route registered without the API-key middleware');
+  return principal;
+}

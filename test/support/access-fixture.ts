@@ -1,0 +1,105 @@
+/**
+ * Accounts in every state the access gate distinguishes, created through the real account
+ * commands (events, inline read models) so the gate is tested against what production
+ * writes. Rotations are made at earlier clock times to get a key inside and past its grace.
+ */
+import type { AccountsService, NewUser } from '../../src/application/accounts/accounts-service.ts';
+import type { Tier } from '../../src/domain/access/tiers.ts';
+import type { SettableClock } from './app.ts';
+
+const operator = { kind: 'operator' } as const;
+
+export interface AccessFixture {
+  readonly organizationId: string;
+  readonly allowlistedOrganizationId: string;
+  readonly keys: Record<
+    'active' | 'member' | 'revoked' | 'expired' | 'grace' | 'suspended' | 'billingInactive' | 'deactivatedOrg' | 'wrongPlan' | 'trial' | 'allowlisted' | 'noOrg' | 'notProvisioned',
+    string
+  >;
+  readonly users: Record<'active' | 'member' | 'noOrg', string>;
+}
+
+function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { tag: string } }): T {
+  if (!result.ok) throw new Error(`fixture step refused: ${result.error.tag}`);
+  return result.value;
+}
+
+let counter = 0;
+
+export async function createAccessFixture(accounts: AccountsService, clock: SettableClock): Promise<AccessFixture> {
+  const now = clock.now();
+  const run = (counter += 1);
+  const organizationId = unwrap(await accounts.createOrganization({ name: `Verma & Rao Advocates ${run}`, allowlist: [], strictAllowlist: false }, operator)).organizationId;
+  const allowlistedOrganizationId = unwrap(
+    await accounts.createOrganization({ name: `Allowlisted LLP ${run}`, allowlist: ['203.0.113.0/24', '2001:db8::/32'], strictAllowlist: false }, operator),
+  ).organizationId;
+  const deactivatedOrganizationId = unwrap(await accounts.createOrganization({ name: `Closed Pvt Ltd ${run}`, allowlist: [], strictAllowlist: false }, operator)).organizationId;
+
+  const user = async (label: string, over: Partial<NewUser> & { tier?: Tier } = {}) =>
+    unwrap(
+      await accounts.registerUser(
+        {
+          email: `${label}.${run}@lawfirm.example`,
+          name: `Test ${label}`,
+          tier: 'enterprise',
+          organizationId,
+          role: 'MEMBER',
+          trial: false,
+          emailVerified: true,
+          apiAccess: true,
+          password: null,
+          limitOverrides: {},
+          ...over,
+        },
+        operator,
+      ),
+    ).userId;
+  const key = async (userId: string) => unwrap(await accounts.createKey(userId, 'matrix', operator)).fullKey;
+  const keyRecord = async (userId: string) => unwrap(await accounts.createKey(userId, 'matrix', operator));
+
+  const active = await user('admin', { role: 'ORG_ADMIN' });
+  const member = await user('member');
+  const noOrg = await user('solo', { organizationId: null });
+
+  const revoked = await keyRecord(active);
+  unwrap(await accounts.revokeKey(revoked.id, operator));
+
+  clock.set(new Date(now.getTime() - 25 * 3600_000));
+  const expired = await keyRecord(active);
+  unwrap(await accounts.rotateKey(expired.id, operator));
+  clock.set(new Date(now.getTime() - 3600_000));
+  const grace = await keyRecord(active);
+  unwrap(await accounts.rotateKey(grace.id, operator));
+  clock.set(now);
+
+  const suspendedUser = await user('suspended');
+  const suspended = await key(suspendedUser);
+  unwrap(await accounts.setStanding(suspendedUser, 'suspended', operator));
+  const billingUser = await user('billing');
+  const billingInactive = await key(billingUser);
+  unwrap(await accounts.setStanding(billingUser, 'billing_inactive', operator));
+  const deactivatedUser = await user('closed', { organizationId: deactivatedOrganizationId });
+  const deactivatedOrg = await key(deactivatedUser);
+  unwrap(await accounts.deactivateOrganization(deactivatedOrganizationId, operator));
+
+  return {
+    organizationId,
+    allowlistedOrganizationId,
+    users: { active, member, noOrg },
+    keys: {
+      active: await key(active),
+      member: await key(member),
+      noOrg: await key(noOrg),
+      revoked: revoked.fullKey,
+      expired: expired.fullKey,
+      grace: grace.fullKey,
+      suspended,
+      billingInactive,
+      deactivatedOrg,
+      wrongPlan: await key(await user('payg', { tier: 'payg' })),
+      trial: await key(await user('trial', { trial: true })),
+      allowlisted: await key(await user('allowlisted', { organizationId: allowlistedOrganizationId })),
+      notProvisioned: await key(await user('unprovisioned', { apiAccess: false })),
+    },
+  };
+}
