@@ -1,8 +1,11 @@
 /** `npm run bench`: prints every benchmark's figures (medians) and ratios. */
+import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
-import { table } from './stats.ts';
+import { median, table } from './stats.ts';
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+const redisUrl = process.env.BENCH_REDIS_URL ?? process.env.TEST_REDIS_URL;
+const na = 'n/a';
 
 console.log('Event store appends per second (durable; median of 5 runs)');
 const figures = await benchEventStore(adminUrl);
@@ -10,13 +13,44 @@ const pg = figures.postgres;
 console.log(
   table([
     ['scenario', 'pglite', 'postgres', 'postgres/pglite'],
-    [
-      '1 stream, sequential, expected version',
-      figures.pglite.single,
-      pg ? pg.single : 'n/a',
-      pg ? pg.single / figures.pglite.single : 'n/a',
-    ],
-    ['1,000 new streams, 10 writers', figures.pglite.many, pg ? pg.many : 'n/a', pg ? pg.many / figures.pglite.many : 'n/a'],
+    ['1 stream, sequential, expected version', figures.pglite.single, pg ? pg.single : na, pg ? pg.single / figures.pglite.single : na],
+    ['1,000 new streams, 10 writers', figures.pglite.many, pg ? pg.many : na, pg ? pg.many / figures.pglite.many : na],
   ]),
 );
 if (!pg) console.log('(PostgreSQL skipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL)');
+
+console.log('\nAccess gate on the running service (PGlite, 32 clients, 4 s; medians of 3 runs)');
+const gate = await benchGateThroughput();
+console.log(
+  table([
+    ['route', 'req/s', 'p50 ms', 'p99 ms', 'failures'],
+    ['GET /health (no key)', gate.health.perSecond, gate.health.p50Ms, gate.health.p99Ms, gate.health.failures],
+    ['GET /me (key, cached)', gate.me.perSecond, gate.me.p50Ms, gate.me.p99Ms, gate.me.failures],
+    [
+      'ratio /me : /health',
+      gate.me.perSecond / gate.health.perSecond,
+      gate.me.p50Ms / gate.health.p50Ms,
+      gate.me.p99Ms / gate.health.p99Ms,
+      '',
+    ],
+  ]),
+);
+
+if (adminUrl) {
+  const samples = await benchRevocation(adminUrl, 200);
+  console.log(
+    `\nRevocation propagation to a second instance (PostgreSQL, poll 200 ms, 10 trials): median ${median(samples).toFixed(0)} ms, max ${Math.max(...samples).toFixed(0)} ms`,
+  );
+} else {
+  console.log('\n(Revocation propagation skipped: needs PostgreSQL for two instances)');
+}
+
+const limiters = await benchLimiters(redisUrl);
+console.log('\nRate-limit classification against a sliding 60 s oracle (limit 60/min, 4,000 bursty requests)');
+console.log(
+  table([
+    ['store', 'requests', 'refused while under the limit', 'admitted over the sliding limit'],
+    ['memory', limiters.memory.requests, limiters.memory.wronglyRefused, limiters.memory.admittedOverSlidingLimit],
+    ...(limiters.redis ? [['redis', limiters.redis.requests, limiters.redis.wronglyRefused, limiters.redis.admittedOverSlidingLimit]] : []),
+  ]),
+);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Fuzzes the running service against its own OpenAPI document with schemathesis: every
 # documented operation, every check (status codes, schemas, headers, undeclared methods).
-# Starts the service on embedded defaults in a throw-away data folder, stops it after.
+# Starts the service on embedded defaults in a throw-away data folder with an Enterprise
+# key made through the admin CLI, so keyed routes are fuzzed past the gate; stops it after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -11,7 +12,8 @@ fi
 
 port=${FUZZ_PORT:-3917}
 data_dir=$(mktemp -d)
-DATA_DIR="$data_dir" PORT="$port" AUTO_INGEST=false LOG_LEVEL=silent PUBLIC_RATE_LIMIT_PER_MINUTE=100000 \
+admin_token="fuzz-admin-token-$RANDOM-$RANDOM-0000"
+DATA_DIR="$data_dir" PORT="$port" AUTO_INGEST=false LOG_LEVEL=silent PUBLIC_RATE_LIMIT_PER_MINUTE=100000 ADMIN_TOKEN="$admin_token" \
   node --import tsx src/main.ts &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
@@ -21,5 +23,11 @@ for _ in $(seq 1 60); do
   sleep 1
 done
 
+export COURT_RECORDS_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$admin_token"
+field() { node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8"))[process.argv[1]]))' "$1"; }
+user_id=$(node bin/court-records.mjs admin user create --email fuzz@lawfirm.example --name Fuzz --tier enterprise | field userId)
+api_key=$(node bin/court-records.mjs admin key create --user "$user_id" --name fuzz | field fullKey)
+
 st run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
-  --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1
+  --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1 \
+  -H "X-API-Key: $api_key"

@@ -73,7 +73,10 @@ async function openSharedStores(config: Config, clock: Clock): Promise<SharedSto
   };
 }
 
-export async function composeService(config: Config, options: { socketAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger }): Promise<Service> {
+export async function composeService(
+  config: Config,
+  options: { socketAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger },
+): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'court-records-api' } });
   const database = await openDatabase(config);
@@ -122,6 +125,8 @@ export async function composeService(config: Config, options: { socketAddress: (
       clock,
       onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; allowing the request'),
     },
+    settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: config.TRUSTED_PROXIES.length > 0 },
+    admin: { adminToken: config.ADMIN_TOKEN, accounts: application.accounts, cases: application.cases, db: database.db },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
 

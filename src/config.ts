@@ -36,7 +36,11 @@ const schema = z.object({
   MEILI_URL: optionalUrl,
   MEILI_API_KEY: z.string().optional(),
   TEMPORAL_ADDRESS: z.string().optional(),
-  ADMIN_TOKEN: z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional(),
+  ADMIN_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
   CORPUS_DIR: z.string().optional(),
   AUTO_INGEST: z
     .enum(['true', 'false'])
@@ -55,7 +59,11 @@ const schema = z.object({
     .string()
     .default('crk_live,crk_test')
     .transform((v) => v.split(',').map((s) => s.trim()))
-    .pipe(z.tuple([z.string().regex(/^[A-Za-z0-9_]{2,16}$/), z.string().regex(/^[A-Za-z0-9_]{2,16}$/)], { error: 'API_KEY_PREFIXES must be two prefixes' })),
+    .pipe(
+      z.tuple([z.string().regex(/^[A-Za-z0-9_]{2,16}$/), z.string().regex(/^[A-Za-z0-9_]{2,16}$/)], {
+        error: 'API_KEY_PREFIXES must be two prefixes',
+      }),
+    ),
   KEY_HASH_SECRET: z.string().min(32, 'KEY_HASH_SECRET must be at least 32 characters').optional(),
   API_PLANS: z
     .string()

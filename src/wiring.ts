@@ -1,7 +1,7 @@
 /**
  * Builds the application layer over already-opened adapters: the event store with its
- * inline projections, account commands, the access caches and their invalidator, and the
- * coverage service. The entry points and the test harness share it, so tests exercise the
+ * inline projections, account and session commands, case restriction, the access caches
+ * and their invalidator, and the coverage service. The entry points and the test harness share it, so tests exercise the
  * same object graph production runs.
  */
 import type { Logger } from 'pino';
@@ -16,6 +16,8 @@ import { KeyAuthenticator } from './application/access/key-authenticator.ts';
 import { AccountsService } from './application/accounts/accounts-service.ts';
 import { accountsReadModel } from './application/accounts/read-model.ts';
 import { CoverageService } from './application/coverage/coverage-service.ts';
+import { CaseRestrictionService } from './application/cases/case-restriction-service.ts';
+import { SessionService } from './application/sessions/session-service.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -39,8 +41,16 @@ export function wireApplication(options: WiringOptions) {
   const { db, clock, logger } = options;
   const store = new PostgresEventStore(db, [accountsReadModel]);
   const codec = new HmacApiKeyCodec(options.keyPrefixes, options.keyHashSecret);
-  const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords: new ScryptPasswordHasher() });
-  const authenticator = new KeyAuthenticator({ codec, lookup: (hash) => findKeyByHash(db, hash), policy: { entitledTiers: options.entitledTiers }, clock });
+  const passwords = new ScryptPasswordHasher();
+  const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords });
+  const sessions = new SessionService({ db, clock, passwords });
+  const cases = new CaseRestrictionService({ db, store, clock });
+  const authenticator = new KeyAuthenticator({
+    codec,
+    lookup: (hash) => findKeyByHash(db, hash),
+    policy: { entitledTiers: options.entitledTiers },
+    clock,
+  });
   const allowlists = new AllowlistCache({
     lookup: (organizationId) => findAllowlist(db, organizationId),
     matches: allowedBy,
@@ -57,7 +67,7 @@ export function wireApplication(options: WiringOptions) {
     clock,
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
-  return { store, codec, accounts, authenticator, allowlists, invalidator, coverage };
+  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage };
 }
 
 export type Application = ReturnType<typeof wireApplication>;

@@ -5,11 +5,13 @@
 import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
+import { adminCommand } from './admin.ts';
 import { ingestCommand } from './ingest.ts';
 
 const USAGE = `usage: court-records <command>
   migrate          apply the SQL migrations to the configured database
-  ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)`;
+  ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)
+  admin ...        operator commands against a running service (court-records admin --help)`;
 
 async function migrateCommand(): Promise<number> {
   const config = loadConfig(process.env);
@@ -31,6 +33,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await migrateCommand();
       case 'ingest':
         return await ingestCommand(rest);
+      case 'admin':
+        return await adminCommand(rest);
       default:
         process.stderr.write(`${USAGE}\n`);
         return command === undefined || command === '--help' ? 0 : 2;

@@ -67,7 +67,6 @@ export function contentHash(record: CaseRecord): string {
     .digest('hex');
 }
 
-
 function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
   return {
     caseId: record.caseId,

@@ -15,13 +15,15 @@ import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
 import { registerGetMe } from './routes/account/get-me.ts';
+import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
+import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
 import { renderError } from './render-error.ts';
 import { registerDocs } from './routes/docs/get-docs.ts';
 import { registerGetCoverage, type CoverageDeps } from './routes/coverage/get-coverage.ts';
 import { registerGetHealth, type HealthDeps } from './routes/health/get-health.ts';
 import { registerGetCaseTypes } from './routes/reference/get-case-types.ts';
 import { registerGetCourts } from './routes/reference/get-courts.ts';
-import type { PublicRateLimit } from './middleware/public-rate-limit.ts';
+import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-limit.ts';
 import { validationError } from './validation.ts';
 
 export interface AppDeps {
@@ -33,6 +35,8 @@ export interface AppDeps {
   readonly coverage: CoverageDeps;
   readonly publicRateLimit: PublicRateLimit;
   readonly apiKeyGate: ApiKeyGateDeps;
+  readonly settings: SettingsDeps;
+  readonly admin: AdminDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
 }
 
@@ -73,7 +77,11 @@ export function createApp(deps: AppDeps): App {
   registerGetMe(api, keyed);
 
   api.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
-  api.openAPIRegistry.registerComponent('securitySchemes', 'BearerKey', { type: 'http', scheme: 'bearer', description: 'Authorization: Bearer <API_KEY>' });
+  api.openAPIRegistry.registerComponent('securitySchemes', 'BearerKey', {
+    type: 'http',
+    scheme: 'bearer',
+    description: 'Authorization: Bearer <API_KEY>',
+  });
 
   api.doc31('/openapi.json', {
     openapi: '3.1.0',
@@ -85,6 +93,16 @@ export function createApp(deps: AppDeps): App {
     servers: [{ url: deps.basePath }],
   });
   root.route(deps.basePath, api);
+  // Slows password guessing: login answers at most PUBLIC_RATE_LIMIT_PER_MINUTE per address.
+  root.use('/api/settings/login', publicRateLimit(deps.publicRateLimit, 'login'));
+  registerSettingsRoutes(root, deps.settings);
+  registerAdminRoutes(root, deps.admin);
+  // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
+  root.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: { title: 'Court Records Research API: API, dashboard and admin routes', version: deps.version },
+    servers: [{ url: '/' }],
+  });
   registerDocs(root, { openApiUrl: `${deps.basePath}/openapi.json`, scalarBundle: deps.scalarBundle });
   return root;
 }

@@ -7,7 +7,10 @@ import type { Context } from 'hono';
 import { allowedBy } from '../domain/access/cidr.ts';
 import type { AppEnv } from './env.ts';
 
-export function clientAddressResolver(socketAddress: (c: Context<AppEnv>) => string, trustedProxies: readonly string[]): (c: Context<AppEnv>) => string {
+export function clientAddressResolver(
+  socketAddress: (c: Context<AppEnv>) => string,
+  trustedProxies: readonly string[],
+): (c: Context<AppEnv>) => string {
   if (trustedProxies.length === 0) return socketAddress;
   return (c) => {
     const socket = socketAddress(c);

@@ -53,6 +53,17 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_IN_PROGRESS: 409,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // Ours, for the operator admin API (not in the spec).
+  ADMIN_UNAUTHORIZED: 401,
+  ORGANIZATION_NOT_FOUND: 404,
+  USER_NOT_FOUND: 404,
+  EMAIL_TAKEN: 409,
+  // Ours, for the dashboard-session routes under /api/settings (not in the spec).
+  SESSION_REQUIRED: 401,
+  CSRF_TOKEN_INVALID: 403,
+  INVALID_CREDENTIALS: 401,
+  API_KEY_NOT_FOUND: 404,
+  API_KEY_NOT_ACTIVE: 409,
 } as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -107,4 +118,13 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still in progress.',
   ROUTE_NOT_FOUND: 'No route matches this path.',
   METHOD_NOT_ALLOWED: 'This path does not accept this method; see the Allow header.',
+  ADMIN_UNAUTHORIZED: 'The admin API needs Authorization: Bearer with the operator token.',
+  ORGANIZATION_NOT_FOUND: 'No organisation has this id.',
+  USER_NOT_FOUND: 'No user has this id.',
+  EMAIL_TAKEN: 'A user with this email already exists.',
+  SESSION_REQUIRED: 'A logged-in dashboard session is required; log in again.',
+  CSRF_TOKEN_INVALID: 'The X-CSRF-Token header is missing or does not match the session.',
+  INVALID_CREDENTIALS: 'The email or password is incorrect.',
+  API_KEY_NOT_FOUND: 'No API key with this id exists among the keys you may manage.',
+  API_KEY_NOT_ACTIVE: 'The API key is not active: it has already been rotated or revoked.',
 };

@@ -46,7 +46,11 @@ export function errorResponses(...routeCodes: ErrorCode[]) {
         description: list.map((c) => `${c}: ${ERROR_MESSAGE[c]}`).join('\n\n'),
         content: {
           'application/json': {
-            schema: !list.includes('RATE_LIMITED') ? CodedErrorSchema : list.length === 1 ? RateLimitErrorSchema : z.union([RateLimitErrorSchema, CodedErrorSchema]),
+            schema: !list.includes('RATE_LIMITED')
+              ? CodedErrorSchema
+              : list.length === 1
+                ? RateLimitErrorSchema
+                : z.union([RateLimitErrorSchema, CodedErrorSchema]),
           },
         },
       },

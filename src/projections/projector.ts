@@ -17,7 +17,6 @@ export interface AsyncProjection {
   reset(trx: Trx): Promise<void>;
 }
 
-
 export class ProjectorRunner {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;

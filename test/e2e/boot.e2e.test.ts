@@ -110,7 +110,12 @@ describe(
       };
       const url = new URL(adminUrl!);
       url.pathname = `/${name}`;
-      service = await startService('node', { DATABASE_URL: url.toString(), REDIS_URL: redisUrl!, AUTO_INGEST: 'false' });
+      service = await startService('node', {
+        DATABASE_URL: url.toString(),
+        REDIS_URL: redisUrl!,
+        AUTO_INGEST: 'false',
+        KEY_HASH_SECRET: 'e2e-key-hash-secret-of-at-least-32-chars',
+      });
     });
     after(async () => {
       await service.stop();

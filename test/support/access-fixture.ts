@@ -13,7 +13,19 @@ export interface AccessFixture {
   readonly organizationId: string;
   readonly allowlistedOrganizationId: string;
   readonly keys: Record<
-    'active' | 'member' | 'revoked' | 'expired' | 'grace' | 'suspended' | 'billingInactive' | 'deactivatedOrg' | 'wrongPlan' | 'trial' | 'allowlisted' | 'noOrg' | 'notProvisioned',
+    | 'active'
+    | 'member'
+    | 'revoked'
+    | 'expired'
+    | 'grace'
+    | 'suspended'
+    | 'billingInactive'
+    | 'deactivatedOrg'
+    | 'wrongPlan'
+    | 'trial'
+    | 'allowlisted'
+    | 'noOrg'
+    | 'notProvisioned',
     string
   >;
   readonly users: Record<'active' | 'member' | 'noOrg', string>;
@@ -29,11 +41,18 @@ let counter = 0;
 export async function createAccessFixture(accounts: AccountsService, clock: SettableClock): Promise<AccessFixture> {
   const now = clock.now();
   const run = (counter += 1);
-  const organizationId = unwrap(await accounts.createOrganization({ name: `Verma & Rao Advocates ${run}`, allowlist: [], strictAllowlist: false }, operator)).organizationId;
-  const allowlistedOrganizationId = unwrap(
-    await accounts.createOrganization({ name: `Allowlisted LLP ${run}`, allowlist: ['203.0.113.0/24', '2001:db8::/32'], strictAllowlist: false }, operator),
+  const organizationId = unwrap(
+    await accounts.createOrganization({ name: `Verma & Rao Advocates ${run}`, allowlist: [], strictAllowlist: false }, operator),
   ).organizationId;
-  const deactivatedOrganizationId = unwrap(await accounts.createOrganization({ name: `Closed Pvt Ltd ${run}`, allowlist: [], strictAllowlist: false }, operator)).organizationId;
+  const allowlistedOrganizationId = unwrap(
+    await accounts.createOrganization(
+      { name: `Allowlisted LLP ${run}`, allowlist: ['203.0.113.0/24', '2001:db8::/32'], strictAllowlist: false },
+      operator,
+    ),
+  ).organizationId;
+  const deactivatedOrganizationId = unwrap(
+    await accounts.createOrganization({ name: `Closed Pvt Ltd ${run}`, allowlist: [], strictAllowlist: false }, operator),
+  ).organizationId;
 
   const user = async (label: string, over: Partial<NewUser> & { tier?: Tier } = {}) =>
     unwrap(

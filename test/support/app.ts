@@ -47,6 +47,8 @@ export interface TestAppOptions {
   readonly distinctKeys?: DistinctCounter;
   readonly readCoverage?: typeof readCoverageAggregates;
   readonly entitledTiers?: readonly Tier[];
+  readonly adminToken?: string;
+  readonly trustProxy?: boolean;
 }
 
 export interface TestApp {
@@ -76,7 +78,10 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     keyCachePollMs: 50,
     ...(options.readCoverage ? { readCoverage: options.readCoverage } : {}),
   });
-  const real: DependencyProbe[] = [...postgresProbes(options.db, 'pglite'), { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) }];
+  const real: DependencyProbe[] = [
+    ...postgresProbes(options.db, 'pglite'),
+    { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) },
+  ];
   const clientAddress = (c: { req: { header(name: string): string | undefined } }) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1';
   const app = createApp({
     basePath: BASE,
@@ -102,6 +107,8 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       clock,
       onStoreFailure: () => undefined,
     },
+    settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: options.trustProxy ?? false },
+    admin: { adminToken: options.adminToken, accounts: application.accounts, cases: application.cases, db: options.db },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
   return { app, application, logs };

@@ -53,7 +53,12 @@ export function securityMatrix(route: KeyedRoute, context: () => MatrixContext):
     ['billing inactive', (ctx) => key(ctx.fixture.keys.billingInactive), 403, 'BILLING_INACTIVE'],
     ['deactivated organisation', (ctx) => key(ctx.fixture.keys.deactivatedOrg), 403, 'ORGANIZATION_DEACTIVATED'],
     ['trial account', (ctx) => key(ctx.fixture.keys.trial), 403, 'API_NOT_AVAILABLE_ON_TRIAL'],
-    ['address outside the organisation allowlist', (ctx) => ({ ...key(ctx.fixture.keys.allowlisted), [TEST_CLIENT_HEADER]: '198.51.100.7' }), 403, 'IP_NOT_ALLOWED'],
+    [
+      'address outside the organisation allowlist',
+      (ctx) => ({ ...key(ctx.fixture.keys.allowlisted), [TEST_CLIENT_HEADER]: '198.51.100.7' }),
+      403,
+      'IP_NOT_ALLOWED',
+    ],
   ];
 
   it(`${route.method} ${route.path}: no key gives 401 API_KEY_MISSING`, async () => {

@@ -12,7 +12,7 @@ function base62(bytes: Uint8Array, length: number): string {
   let out = '';
   for (const byte of bytes) {
     // 248 = 4 * 62: rejecting the top of the byte range keeps every character equally likely.
-    if (byte < 248) out += ALPHABET[byte % 62];
+    if (byte < 248) out += ALPHABET.charAt(byte % 62);
     if (out.length === length) break;
   }
   return out;
@@ -26,7 +26,7 @@ function randomBase62(length: number): string {
 
 async function checksum(prefix: string, body: string): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(`${prefix}-${body}`)));
-  return [...digest.slice(0, 4)].map((b) => ALPHABET[b % 62]).join('');
+  return [...digest.slice(0, 4)].map((b) => ALPHABET.charAt(b % 62)).join('');
 }
 
 function hex(buffer: ArrayBuffer): string {

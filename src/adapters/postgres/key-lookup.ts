@@ -61,13 +61,20 @@ export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyRecord 
             trial: row.trial ?? false,
             apiAccess: row.apiAccess ?? false,
             standing: row.standing as Standing,
-            limitOverrides: (row.limitOverrides ?? {}) as LimitOverrides,
+            limitOverrides: row.limitOverrides ?? {},
           },
-    organization: row.organizationId === null ? null : { organizationId: row.organizationId, status: row.organizationStatus as 'active' | 'deactivated' },
+    organization:
+      row.organizationId === null
+        ? null
+        : { organizationId: row.organizationId, status: row.organizationStatus as 'active' | 'deactivated' },
   };
 }
 
 export async function findAllowlist(db: Db, organizationId: string): Promise<{ allowlist: string[]; strict: boolean } | undefined> {
-  const row = await db.selectFrom('organizations').select(['allowlist', 'strictAllowlist']).where('organizationId', '=', organizationId).executeTakeFirst();
+  const row = await db
+    .selectFrom('organizations')
+    .select(['allowlist', 'strictAllowlist'])
+    .where('organizationId', '=', organizationId)
+    .executeTakeFirst();
   return row ? { allowlist: row.allowlist as string[], strict: row.strictAllowlist } : undefined;
 }

@@ -20,7 +20,11 @@ export class RedisRateLimiter implements RateLimiter {
     const windowStart = now - (now % windowMs);
     const resetAt = windowStart + windowMs;
     const redisKey = `${this.prefix}${key}:${windowStart}`;
-    const [count] = await this.client.multi().incr(redisKey).pExpireAt(redisKey, resetAt + 1000).exec();
+    const [count] = await this.client
+      .multi()
+      .incr(redisKey)
+      .pExpireAt(redisKey, resetAt + 1000)
+      .exec();
     const used = Number(count);
     return { allowed: used <= limit, limit, remaining: Math.max(0, limit - used), resetAt: new Date(resetAt) };
   }

@@ -59,7 +59,11 @@ export class KeyAuthenticator {
       if (!record) return { ok: false, refusal: 'UnknownKey' };
       if (generation === this.#generation) this.#cache.set(hash, { record, loadedAt: now.getTime() });
     }
-    const refusal = decideAccess({ key: record, user: record.user, organization: record.organization }, this.deps.policy, now.toISOString());
+    const refusal = decideAccess(
+      { key: record, user: record.user, organization: record.organization },
+      this.deps.policy,
+      now.toISOString(),
+    );
     if (refusal) return { ok: false, refusal };
     const user = record.user!;
     return {

@@ -7,7 +7,15 @@ import { sql } from 'kysely';
 import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { limitsFor, type LimitOverrides, type Tier } from '../../domain/access/tiers.ts';
-import { decideApiKey, evolveApiKey, initialApiKey, type ApiKeyCommand, type ApiKeyError, type ApiKeyEvent, type ApiKeyState } from '../../domain/api-key/api-key.ts';
+import {
+  decideApiKey,
+  evolveApiKey,
+  initialApiKey,
+  type ApiKeyCommand,
+  type ApiKeyError,
+  type ApiKeyEvent,
+  type ApiKeyState,
+} from '../../domain/api-key/api-key.ts';
 import {
   decideOrganization,
   evolveOrganization,
@@ -17,7 +25,17 @@ import {
   type OrganizationEvent,
   type OrganizationState,
 } from '../../domain/organization/organization.ts';
-import { decideUser, evolveUser, initialUser, type Role, type Standing, type UserCommand, type UserError, type UserEvent, type UserState } from '../../domain/user/user.ts';
+import {
+  decideUser,
+  evolveUser,
+  initialUser,
+  type Role,
+  type Standing,
+  type UserCommand,
+  type UserError,
+  type UserEvent,
+  type UserState,
+} from '../../domain/user/user.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import type { EventMetadata } from '../../ports/event-store.ts';
@@ -29,7 +47,12 @@ const organizations: Aggregate<OrganizationCommand, OrganizationEvent, Organizat
   decide: decideOrganization,
   evolve: evolveOrganization,
 };
-const users: Aggregate<UserCommand, UserEvent, UserState, UserError> = { streamType: 'user', initial: initialUser, decide: decideUser, evolve: evolveUser };
+const users: Aggregate<UserCommand, UserEvent, UserState, UserError> = {
+  streamType: 'user',
+  initial: initialUser,
+  decide: decideUser,
+  evolve: evolveUser,
+};
 const apiKeys: Aggregate<ApiKeyCommand, ApiKeyEvent, ApiKeyState, ApiKeyError> = {
   streamType: 'api-key',
   initial: initialApiKey,
@@ -105,20 +128,48 @@ export class AccountsService {
     };
   }
 
-  async createOrganization(input: { name: string; allowlist: string[]; strictAllowlist: boolean }, actor: Actor, requestId?: string): Promise<Result<{ organizationId: string }>> {
+  async createOrganization(
+    input: { name: string; allowlist: string[]; strictAllowlist: boolean },
+    actor: Actor,
+    requestId?: string,
+  ): Promise<Result<{ organizationId: string }>> {
     const organizationId = `org_${this.deps.ids.next()}`;
-    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), { type: 'CreateOrganization', organizationId, ...input }, this.#meta(actor, requestId));
+    const result = await handleCommand(
+      this.deps.store,
+      organizations,
+      organizationStream(organizationId),
+      { type: 'CreateOrganization', organizationId, ...input },
+      this.#meta(actor, requestId),
+    );
     return result.ok ? { ok: true, value: { organizationId } } : failed(result.error);
   }
 
   async deactivateOrganization(organizationId: string, actor: Actor, requestId?: string): Promise<Result<null>> {
-    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), { type: 'DeactivateOrganization', organizationId }, this.#meta(actor, requestId));
+    const result = await handleCommand(
+      this.deps.store,
+      organizations,
+      organizationStream(organizationId),
+      { type: 'DeactivateOrganization', organizationId },
+      this.#meta(actor, requestId),
+    );
     return result.ok ? { ok: true, value: null } : failed(result.error);
   }
 
-  async setAllowlist(organizationId: string, allowlist: string[], strictAllowlist: boolean, actor: Actor, requestId?: string): Promise<Result<null>> {
+  async setAllowlist(
+    organizationId: string,
+    allowlist: string[],
+    strictAllowlist: boolean,
+    actor: Actor,
+    requestId?: string,
+  ): Promise<Result<null>> {
     const command = { type: 'SetAllowlist' as const, organizationId, allowlist, strictAllowlist };
-    const result = await handleCommand(this.deps.store, organizations, organizationStream(organizationId), command, this.#meta(actor, requestId));
+    const result = await handleCommand(
+      this.deps.store,
+      organizations,
+      organizationStream(organizationId),
+      command,
+      this.#meta(actor, requestId),
+    );
     return result.ok ? { ok: true, value: null } : failed(result.error);
   }
 
@@ -128,7 +179,13 @@ export class AccountsService {
     const { password, ...rest } = input;
     const profile = { ...rest, userId, passwordHash: password === null ? null : await this.deps.passwords.hash(password) };
     try {
-      const result = await handleCommand(this.deps.store, users, userStream(userId), { type: 'RegisterUser', profile, organization }, this.#meta(actor, requestId));
+      const result = await handleCommand(
+        this.deps.store,
+        users,
+        userStream(userId),
+        { type: 'RegisterUser', profile, organization },
+        this.#meta(actor, requestId),
+      );
       return result.ok ? { ok: true, value: { userId } } : failed(result.error);
     } catch (error) {
       if (isUniqueViolation(error)) return failed({ tag: 'EmailTaken' });
@@ -137,7 +194,13 @@ export class AccountsService {
   }
 
   async setStanding(userId: string, standing: Standing, actor: Actor, requestId?: string): Promise<Result<null>> {
-    const result = await handleCommand(this.deps.store, users, userStream(userId), { type: 'SetStanding', userId, standing }, this.#meta(actor, requestId));
+    const result = await handleCommand(
+      this.deps.store,
+      users,
+      userStream(userId),
+      { type: 'SetStanding', userId, standing },
+      this.#meta(actor, requestId),
+    );
     return result.ok ? { ok: true, value: null } : failed(result.error);
   }
 
@@ -162,9 +225,20 @@ export class AccountsService {
       if (!key) return failed({ tag: 'KeyNotFound' });
       if (key.status !== 'active') return failed({ tag: 'KeyNotActive' });
       const meta = this.#meta(actor, requestId);
-      const issued = await this.#issue(trx, { userId: key.userId, organizationId: key.organizationId, name: `${key.name} (rotated)`, rotatedFrom: keyId }, meta);
+      const issued = await this.#issue(
+        trx,
+        { userId: key.userId, organizationId: key.organizationId, name: `${key.name} (rotated)`, rotatedFrom: keyId },
+        meta,
+      );
       if (!issued.ok) return issued;
-      const rotated = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'RotateApiKey', keyId, replacedBy: issued.value.id, at: meta.occurredAt }, meta, trx);
+      const rotated = await handleCommand(
+        this.deps.store,
+        apiKeys,
+        apiKeyStream(keyId),
+        { type: 'RotateApiKey', keyId, replacedBy: issued.value.id, at: meta.occurredAt },
+        meta,
+        trx,
+      );
       if (!rotated.ok) throw new Error(`rotation of ${keyId} refused after the new key was issued: ${rotated.error.tag}`);
       const event = rotated.events[0];
       const expiresAt = event?.type === 'ApiKeyRotated' ? event.data.graceEndsAt : meta.occurredAt;
@@ -178,7 +252,14 @@ export class AccountsService {
       if (!key) return failed({ tag: 'KeyNotFound' });
       const meta = this.#meta(actor, requestId);
       const by = actor.kind === 'operator' ? 'operator' : actor.userId;
-      const result = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt }, meta, trx);
+      const result = await handleCommand(
+        this.deps.store,
+        apiKeys,
+        apiKeyStream(keyId),
+        { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt },
+        meta,
+        trx,
+      );
       return result.ok ? { ok: true, value: null } : failed(result.error);
     });
   }
@@ -194,11 +275,29 @@ export class AccountsService {
       .execute();
   }
 
-  async #issue(trx: Trx, owner: { userId: string; organizationId: string | null; name: string; rotatedFrom: string | null }, meta: EventMetadata): Promise<Result<IssuedKey>> {
+  async #issue(
+    trx: Trx,
+    owner: { userId: string; organizationId: string | null; name: string; rotatedFrom: string | null },
+    meta: EventMetadata,
+  ): Promise<Result<IssuedKey>> {
     const minted = await this.deps.keys.mint();
     const keyId = `key_${this.deps.ids.next()}`;
-    const key = { keyId, userId: owner.userId, organizationId: owner.organizationId, name: owner.name, keyHash: minted.keyHash, displayKey: minted.displayKey };
-    const result = await handleCommand(this.deps.store, apiKeys, apiKeyStream(keyId), { type: 'CreateApiKey', key, at: meta.occurredAt, rotatedFrom: owner.rotatedFrom }, meta, trx);
+    const key = {
+      keyId,
+      userId: owner.userId,
+      organizationId: owner.organizationId,
+      name: owner.name,
+      keyHash: minted.keyHash,
+      displayKey: minted.displayKey,
+    };
+    const result = await handleCommand(
+      this.deps.store,
+      apiKeys,
+      apiKeyStream(keyId),
+      { type: 'CreateApiKey', key, at: meta.occurredAt, rotatedFrom: owner.rotatedFrom },
+      meta,
+      trx,
+    );
     if (!result.ok) return failed(result.error);
     return { ok: true, value: { id: keyId, name: key.name.trim(), fullKey: minted.plaintext, displayKey: minted.displayKey } };
   }
@@ -208,9 +307,11 @@ export class AccountsService {
       .selectFrom('apiKeys')
       .select((eb) => eb.fn.countAll<number>().as('n'))
       .where('userId', '=', userId)
-      .where((eb) => eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('graceEndsAt', '>', this.deps.clock.now())])]))
+      .where((eb) =>
+        eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('graceEndsAt', '>', this.deps.clock.now())])]),
+      )
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    return row.n;
   }
 
   async #manageableKey(trx: Trx, keyId: string, actor: Actor) {
@@ -223,7 +324,11 @@ export class AccountsService {
   }
 
   async #organizationStatus(organizationId: string): Promise<'active' | 'deactivated' | 'none'> {
-    const row = await this.deps.db.selectFrom('organizations').select('status').where('organizationId', '=', organizationId).executeTakeFirst();
+    const row = await this.deps.db
+      .selectFrom('organizations')
+      .select('status')
+      .where('organizationId', '=', organizationId)
+      .executeTakeFirst();
     return row ? (row.status as 'active' | 'deactivated') : 'none';
   }
 }

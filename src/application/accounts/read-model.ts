@@ -34,7 +34,11 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
         .execute();
       return;
     case 'OrganizationDeactivated':
-      await trx.updateTable('organizations').set({ status: 'deactivated', updatedAt: at }).where('organizationId', '=', event.data.organizationId).execute();
+      await trx
+        .updateTable('organizations')
+        .set({ status: 'deactivated', updatedAt: at })
+        .where('organizationId', '=', event.data.organizationId)
+        .execute();
       return;
     case 'OrganizationAllowlistSet':
       await trx
@@ -50,7 +54,11 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
         .execute();
       return;
     case 'UserStandingChanged':
-      await trx.updateTable('users').set({ standing: event.data.standing, updatedAt: at }).where('userId', '=', event.data.userId).execute();
+      await trx
+        .updateTable('users')
+        .set({ standing: event.data.standing, updatedAt: at })
+        .where('userId', '=', event.data.userId)
+        .execute();
       return;
     case 'ApiKeyCreated':
       await trx
@@ -79,7 +87,11 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
         .execute();
       return;
     case 'ApiKeyRevoked':
-      await trx.updateTable('apiKeys').set({ status: 'revoked', revokedAt: new Date(event.data.revokedAt) }).where('keyId', '=', event.data.keyId).execute();
+      await trx
+        .updateTable('apiKeys')
+        .set({ status: 'revoked', revokedAt: new Date(event.data.revokedAt) })
+        .where('keyId', '=', event.data.keyId)
+        .execute();
       return;
     default:
       assertNever(event);

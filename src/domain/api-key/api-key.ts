@@ -45,11 +45,17 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): Decisi
     case 'CreateApiKey':
       if (state.status !== 'none') return refuse({ tag: 'KeyExists' });
       if (command.key.name.trim().length === 0 || command.key.name.length > 120) return refuse({ tag: 'InvalidName' });
-      return accept({ type: 'ApiKeyCreated', data: { ...command.key, name: command.key.name.trim(), createdAt: command.at, rotatedFrom: command.rotatedFrom } });
+      return accept({
+        type: 'ApiKeyCreated',
+        data: { ...command.key, name: command.key.name.trim(), createdAt: command.at, rotatedFrom: command.rotatedFrom },
+      });
     case 'RotateApiKey':
       if (state.status === 'none') return refuse({ tag: 'KeyNotFound' });
       if (state.status !== 'active') return refuse({ tag: 'KeyNotActive' });
-      return accept({ type: 'ApiKeyRotated', data: { keyId: command.keyId, replacedBy: command.replacedBy, rotatedAt: command.at, graceEndsAt: graceEnd(command.at) } });
+      return accept({
+        type: 'ApiKeyRotated',
+        data: { keyId: command.keyId, replacedBy: command.replacedBy, rotatedAt: command.at, graceEndsAt: graceEnd(command.at) },
+      });
     case 'RevokeApiKey':
       if (state.status === 'none') return refuse({ tag: 'KeyNotFound' });
       if (state.status === 'revoked') return accept();

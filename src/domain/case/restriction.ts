@@ -3,7 +3,7 @@
  * courts, not event-sourced; the decision to withhold one is ours, so it is recorded as an
  * event in the case's own stream: who restricted it and when stays on the record.
  */
-import { accept, assertNever, refuse, type Decision } from '../decider.ts';
+import { accept, refuse, type Decision } from '../decider.ts';
 
 export type CaseRestrictionEvent = { type: 'CaseRestricted'; data: { caseId: string; restrictedAt: string } };
 
@@ -18,25 +18,16 @@ export type CaseRestrictionError = { tag: 'CaseNotFound' };
 
 export const initialCaseRestriction: CaseRestrictionState = { restricted: false };
 
+// One command and one event so far, so no switch; a second variant brings the exhaustive switch.
 export function decideCaseRestriction(
   command: CaseRestrictionCommand,
   state: CaseRestrictionState,
 ): Decision<CaseRestrictionEvent, CaseRestrictionError> {
-  switch (command.type) {
-    case 'RestrictCase':
-      if (!command.caseHeld) return refuse({ tag: 'CaseNotFound' });
-      // Restricting twice changes nothing, so it records nothing.
-      return state.restricted ? accept() : accept({ type: 'CaseRestricted', data: { caseId: command.caseId, restrictedAt: command.at } });
-    default:
-      return assertNever(command.type);
-  }
+  if (!command.caseHeld) return refuse({ tag: 'CaseNotFound' });
+  // Restricting twice changes nothing, so it records nothing.
+  return state.restricted ? accept() : accept({ type: 'CaseRestricted', data: { caseId: command.caseId, restrictedAt: command.at } });
 }
 
-export function evolveCaseRestriction(state: CaseRestrictionState, event: CaseRestrictionEvent): CaseRestrictionState {
-  switch (event.type) {
-    case 'CaseRestricted':
-      return { restricted: true };
-    default:
-      return assertNever(event.type);
-  }
+export function evolveCaseRestriction(_state: CaseRestrictionState, _event: CaseRestrictionEvent): CaseRestrictionState {
+  return { restricted: true };
 }

@@ -16,8 +16,7 @@ export type OrganizationCommand =
   | { type: 'SetAllowlist'; organizationId: string; allowlist: string[]; strictAllowlist: boolean };
 
 export type OrganizationState =
-  | { status: 'none' }
-  | { status: 'active' | 'deactivated'; name: string; allowlist: string[]; strictAllowlist: boolean };
+  { status: 'none' } | { status: 'active' | 'deactivated'; name: string; allowlist: string[]; strictAllowlist: boolean };
 
 export type OrganizationError =
   | { tag: 'OrganizationExists' }
@@ -49,7 +48,9 @@ export function decideOrganization(command: OrganizationCommand, state: Organiza
     case 'DeactivateOrganization':
       if (state.status === 'none') return refuse({ tag: 'OrganizationNotFound' });
       // Deactivating twice changes nothing, so it records nothing.
-      return state.status === 'deactivated' ? accept() : accept({ type: 'OrganizationDeactivated', data: { organizationId: command.organizationId } });
+      return state.status === 'deactivated'
+        ? accept()
+        : accept({ type: 'OrganizationDeactivated', data: { organizationId: command.organizationId } });
     case 'SetAllowlist': {
       if (state.status === 'none') return refuse({ tag: 'OrganizationNotFound' });
       if (state.status === 'deactivated') return refuse({ tag: 'OrganizationDeactivated' });

@@ -24,8 +24,7 @@ export interface UserProfile {
 }
 
 export type UserEvent =
-  | { type: 'UserRegistered'; data: UserProfile }
-  | { type: 'UserStandingChanged'; data: { userId: string; standing: Standing } };
+  { type: 'UserRegistered'; data: UserProfile } | { type: 'UserStandingChanged'; data: { userId: string; standing: Standing } };
 
 export type UserCommand =
   | { type: 'RegisterUser'; profile: UserProfile; organization: 'active' | 'deactivated' | 'none' }
@@ -60,7 +59,9 @@ export function decideUser(command: UserCommand, state: UserState): Decision<Use
     }
     case 'SetStanding':
       if (state.status === 'none') return refuse({ tag: 'UserNotFound' });
-      return state.standing === command.standing ? accept() : accept({ type: 'UserStandingChanged', data: { userId: command.userId, standing: command.standing } });
+      return state.standing === command.standing
+        ? accept()
+        : accept({ type: 'UserStandingChanged', data: { userId: command.userId, standing: command.standing } });
     default:
       return assertNever(command);
   }

@@ -1,5 +1,6 @@
 /**
- * The shared per-IP limit of the public reference routes (not an account limit). A refusal
+ * Per-IP limits of the routes without an API key (the reference data, dashboard login):
+ * not an account limit. A refusal
  * uses the rate-limit layer's bare shape with Retry-After; every answer carries the
  * remaining allowance in RateLimit-* headers.
  */
@@ -18,9 +19,10 @@ export interface PublicRateLimit {
 
 const WINDOW_MS = 60_000;
 
-export function publicRateLimit(deps: PublicRateLimit): MiddlewareHandler<AppEnv> {
+/** `bucket` separates allowances: the reference routes share one, dashboard login has its own. */
+export function publicRateLimit(deps: PublicRateLimit, bucket: string): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const decision = await deps.limiter.hit(`ip:${deps.clientAddress(c)}:reference`, deps.perMinute, WINDOW_MS);
+    const decision = await deps.limiter.hit(`ip:${deps.clientAddress(c)}:${bucket}`, deps.perMinute, WINDOW_MS);
     const resetSeconds = Math.max(1, Math.ceil((decision.resetAt.getTime() - deps.clock.now().getTime()) / 1000));
     const headers = {
       'RateLimit-Limit': String(decision.limit),

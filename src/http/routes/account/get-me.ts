@@ -34,7 +34,10 @@ const route = (auth: MiddlewareHandler<AppEnv>) =>
     security: keyedSecurity,
     middleware: [auth] as const,
     responses: {
-      200: { description: 'The identity behind the key.', content: { 'application/json': { schema: z.object({ success: z.literal(true), data: MeSchema }) } } },
+      200: {
+        description: 'The identity behind the key.',
+        content: { 'application/json': { schema: z.object({ success: z.literal(true), data: MeSchema }) } },
+      },
       ...errorResponses(...KEYED_ERRORS),
     },
   });

@@ -34,7 +34,7 @@ export function referenceRoute<S extends z.ZodType>(options: ReferenceRouteOptio
   });
   return (app: App, limit: PublicRateLimit): void => {
     const doc = prepareStaticJson({ success: true, data: options.load() });
-    app.use(options.path, publicRateLimit(limit));
+    app.use(options.path, publicRateLimit(limit, 'reference'));
     app.openapi(route, async (c) => sendStaticJson(c, await doc) as never);
   };
 }

@@ -1,0 +1,42 @@
+/**
+ * The operator admin API under /admin on the host root, outside the public base path and
+ * its OpenAPI document. It exists only when an admin token is configured: without one
+ * nothing is registered and every /admin path is an unknown route (404). With one, every
+ * /admin request must carry it as a bearer token, checked before any route runs.
+ */
+import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
+import type { CaseRestrictionService } from '../../../application/cases/case-restriction-service.ts';
+import type { Db } from '../../../db/database.ts';
+import type { App } from '../../app-types.ts';
+import { registerPostCaseRestrict } from './post-case-restrict.ts';
+import { registerPostOrganizationDeactivate } from './post-organization-deactivate.ts';
+import { registerPostOrganization } from './post-organization.ts';
+import { registerPostUserKey } from './post-user-key.ts';
+import { registerPostUser } from './post-user.ts';
+import { registerPutOrganizationAllowlist } from './put-organization-allowlist.ts';
+import { registerPutUserStanding } from './put-user-standing.ts';
+import { requireAdminToken } from './require-admin-token.ts';
+
+export interface AdminDeps {
+  /** ADMIN_TOKEN; undefined turns the admin API off. */
+  readonly adminToken: string | undefined;
+  readonly accounts: AccountsService;
+  readonly cases: CaseRestrictionService;
+  /** Read-only here: the allowlist route reads the current strict setting. */
+  readonly db: Db;
+}
+
+export function registerAdminRoutes(app: App, deps: AdminDeps): void {
+  if (deps.adminToken === undefined) return;
+  app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' });
+  // Hono's '/admin/*' also matches '/admin' itself.
+  app.use('/admin/*', requireAdminToken(deps.adminToken));
+
+  registerPostOrganization(app, deps.accounts);
+  registerPostOrganizationDeactivate(app, deps.accounts);
+  registerPutOrganizationAllowlist(app, { accounts: deps.accounts, db: deps.db });
+  registerPostUser(app, deps.accounts);
+  registerPutUserStanding(app, deps.accounts);
+  registerPostUserKey(app, deps.accounts);
+  registerPostCaseRestrict(app, deps.cases);
+}

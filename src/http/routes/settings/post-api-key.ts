@@ -1,0 +1,46 @@
+/**
+ * POST /api/settings/api-keys: creates a key for the logged-in user. The plaintext is in
+ * this response only. Free tier needs a verified email; each tier caps live keys (the
+ * service serialises creations per user, so parallel requests cannot overshoot the cap).
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
+import { actorFor } from '../../../application/sessions/session-service.ts';
+import type { App } from '../../app-types.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { accountError } from '../../account-errors.ts';
+import { envelope, IssuedKeySchema, WRITE_SECURITY } from './schemas.ts';
+import type { SessionGuards } from './session-guard.ts';
+
+export interface CreateKeyDeps {
+  readonly accounts: AccountsService;
+  readonly guards: SessionGuards;
+}
+
+const CreateKeyBody = z
+  .object({ name: z.string().trim().min(1).max(120).openapi({ description: 'Label for the key.', example: 'Research notebook' }) })
+  .openapi('CreateApiKeyRequest');
+
+const route = createRoute({
+  method: 'post',
+  path: '/api/settings/api-keys',
+  tags: ['Dashboard'],
+  summary: 'Create an API key',
+  security: WRITE_SECURITY,
+  request: { body: { content: { 'application/json': { schema: CreateKeyBody } }, required: true } },
+  responses: {
+    201: { description: 'Created; fullKey is shown this once.', content: { 'application/json': { schema: envelope(IssuedKeySchema) } } },
+    ...errorResponses(...BODY_ERRORS, 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'EMAIL_NOT_VERIFIED', 'API_KEY_LIMIT_REACHED'),
+  },
+});
+
+export function registerCreateApiKey(app: App, deps: CreateKeyDeps): void {
+  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+    const { name } = c.req.valid('json');
+    const { user } = c.get('session');
+    const result = await deps.accounts.createKey(user.userId, name, actorFor(user), c.get('requestId'));
+    if (!result.ok) throw accountError(result.error);
+    const { id, fullKey, displayKey } = result.value;
+    return c.json({ success: true as const, data: { id, name: result.value.name, fullKey, displayKey } }, 201);
+  });
+}
