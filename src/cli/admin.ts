@@ -37,6 +37,15 @@ function text(flags: Flags, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
+/** A flag holding a JSON object (validated by the service, which knows the fields). */
+function parseJson(value: string, name: string): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    throw new UsageError(`--${name} must be a JSON object, e.g. '{"requestsPerMinute": 5000}'`);
+  }
+}
+
 /** A required flag naming a record: an empty value would address a different route. */
 function id(flags: Flags, name: string): string {
   const value = text(flags, name)?.trim();
@@ -104,14 +113,15 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   },
   'user create': {
     synopsis:
-      'user create --email E --name N --tier free|payg|scale|enterprise [--org ORG_ID] [--role MEMBER|ORG_ADMIN] [--trial] [--unverified] [--no-api-access] [--password P]',
-    strings: ['email', 'name', 'tier', 'org', 'role', 'password'],
+      'user create --email E --name N --tier free|payg|scale|enterprise [--org ORG_ID] [--role MEMBER|ORG_ADMIN] [--trial] [--unverified] [--no-api-access] [--password P] [--limits JSON]',
+    strings: ['email', 'name', 'tier', 'org', 'role', 'password', 'limits'],
     booleans: ['trial', 'unverified', 'no-api-access'],
     required: ['email', 'name', 'tier'],
     build: (flags) => {
       const organizationId = text(flags, 'org');
       const role = oneOf(flags, 'role', ROLES);
       const password = text(flags, 'password');
+      const limits = text(flags, 'limits');
       return {
         method: 'POST',
         path: '/admin/users',
@@ -125,6 +135,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           emailVerified: flags.unverified !== true,
           apiAccess: flags['no-api-access'] !== true,
           ...(password === undefined ? {} : { password }),
+          ...(limits === undefined ? {} : { limitOverrides: parseJson(limits, 'limits') }),
         },
       };
     },

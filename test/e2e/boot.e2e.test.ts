@@ -60,10 +60,12 @@ describe('the service under Node on embedded defaults', () => {
   });
 });
 
+const DENO_ADMIN_TOKEN = 'deno-admin-token-0123456789';
+
 describe('the service under Deno', () => {
   let service: RunningService;
   before(async () => {
-    service = await startService('deno', { AUTO_INGEST: 'false' });
+    service = await startService('deno', { AUTO_INGEST: 'false', ADMIN_TOKEN: DENO_ADMIN_TOKEN });
   });
   after(async () => service.stop());
 
@@ -74,6 +76,35 @@ describe('the service under Deno', () => {
     const deep = await fetch(`${service.url}${API}/health?deep=1`);
     assert.equal(deep.status, 200);
     assert.equal(((await deep.json()) as { status: string }).status, 'healthy');
+  });
+
+  it('issues a key through the admin API and authenticates it on GET /me', async () => {
+    const admin = async (path: string, body: unknown) => {
+      const res = await fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${DENO_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.equal(res.status, 201);
+      return ((await res.json()) as { data: Record<string, string> }).data;
+    };
+    const user = await admin('/admin/users', {
+      email: 'deno@lawfirm.example',
+      name: 'Deno',
+      tier: 'enterprise',
+      password: 'a long passphrase',
+    });
+    const key = await admin(`/admin/users/${user.userId!}/keys`, { name: 'deno' });
+    const me = await fetch(`${service.url}${API}/me`, { headers: { Authorization: `Bearer ${key.fullKey!}` } });
+    assert.equal(me.status, 200);
+    assert.equal(((await me.json()) as { data: { userId: string } }).data.userId, user.userId);
+    const login = await fetch(`${service.url}/api/settings/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email: 'deno@lawfirm.example', password: 'a long passphrase' }),
+    });
+    assert.equal(login.status, 200);
+    assert.match(login.headers.get('set-cookie') ?? '', /HttpOnly/i);
   });
 
   it('serves the reference data with an ETag and a coded 404 for unknown routes', async () => {

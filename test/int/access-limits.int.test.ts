@@ -86,6 +86,39 @@ describe('access limits', () => {
     assert.equal((await from(keys[3]!, '192.0.2.51')).status, 200);
   });
 
+  it('applies per-account limit overrides set through the admin API, and refuses unknown limit names', async () => {
+    const token = 'admin-token-for-limit-overrides';
+    const { app } = buildTestApp({ db: database.db, clock, adminToken: token });
+    const admin = (path: string, body: unknown) =>
+      app.request(path, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+    const bad = await admin('/admin/users', {
+      email: 'odd@lawfirm.example',
+      name: 'Odd',
+      tier: 'enterprise',
+      limitOverrides: { requestsPerHour: 5 },
+    });
+    assert.equal(bad.status, 400);
+    assert.equal(((await bad.json()) as { code: string }).code, 'VALIDATION_ERROR');
+    const user = await admin('/admin/users', {
+      email: 'custom@lawfirm.example',
+      name: 'Custom',
+      tier: 'enterprise',
+      limitOverrides: { requestsPerMinute: 2 },
+    });
+    assert.equal(user.status, 201);
+    const { userId } = ((await user.json()) as { data: { userId: string } }).data;
+    const key = ((await (await admin(`/admin/users/${userId}/keys`, { name: 'custom' })).json()) as { data: { fullKey: string } }).data
+      .fullKey;
+    const me = () => app.request(`${BASE}/me`, { headers: { 'X-API-Key': key } });
+    assert.equal((await me()).headers.get('ratelimit-limit'), '2');
+    assert.equal((await me()).status, 200);
+    assert.equal((await me()).status, 429);
+  });
+
   it('limits dashboard login attempts per address, apart from the reference routes', async () => {
     const { app } = buildTestApp({ db: database.db, clock, perMinute: 2 });
     const login = (ip: string) =>

@@ -10,7 +10,7 @@ import { TIERS } from '../../../domain/access/tiers.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, envelope } from './schemas.ts';
+import { ADMIN_SECURITY, envelope, LimitOverridesSchema } from './schemas.ts';
 
 const Body = z
   .object({
@@ -23,6 +23,9 @@ const Body = z
     emailVerified: z.boolean().default(true).openapi({ description: 'false: a Free user cannot create keys until verified.' }),
     apiAccess: z.boolean().default(true).openapi({ description: 'false: an Enterprise account whose API access is not provisioned.' }),
     password: z.string().min(8).max(200).optional().openapi({ description: 'Dashboard password; stored only as a hash.' }),
+    limitOverrides: LimitOverridesSchema.optional().openapi({
+      description: 'Custom limits of a commercial account; each replaces its tier default (null: unlimited where allowed).',
+    }),
   })
   .strict()
   .openapi('AdminCreateUser');
@@ -49,8 +52,8 @@ const route = createRoute({
 
 export function registerPostUser(app: App, accounts: AccountsService): void {
   app.openapi(route, async (c) => {
-    const { organizationId, password, ...body } = c.req.valid('json');
-    const user = { ...body, organizationId: organizationId ?? null, password: password ?? null, limitOverrides: {} };
+    const { organizationId, password, limitOverrides, ...body } = c.req.valid('json');
+    const user = { ...body, organizationId: organizationId ?? null, password: password ?? null, limitOverrides: limitOverrides ?? {} };
     const result = await accounts.registerUser(user, { kind: 'operator' }, c.get('requestId'));
     if (!result.ok) throw accountError(result.error);
     return c.json({ success: true as const, data: { userId: result.value.userId, ...(organizationId ? { organizationId } : {}) } }, 201);

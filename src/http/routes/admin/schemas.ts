@@ -42,3 +42,26 @@ export const Allowlist = z
     description: 'IPv4/IPv6 addresses or CIDR ranges; an empty list turns the allowlist off.',
     example: ['203.0.113.0/24', '2001:db8::/32'],
   });
+
+const count = z.number().int().min(0);
+const countOrUnlimited = count.nullable();
+
+/** Every tier limit an account may override; unknown names are refused, not ignored. */
+export const LimitOverridesSchema = z
+  .object({
+    requestsPerMinute: count.min(1),
+    maxPageSize: count.min(1).max(100),
+    paginationDepth: count.min(1),
+    pdfLinksPerMonth: countOrUnlimited,
+    distinctCaseDetailsPerDay: countOrUnlimited,
+    concurrentAnalyses: count,
+    liveFetchesPerDay: count,
+    apiKeys: count.min(1),
+    distinctKeysPerIpPerDay: count.min(1),
+    screeningRequestsPerMinute: count.min(1),
+    distinctScreenedNamesPerDay: countOrUnlimited,
+    litigationChecksPerMonth: countOrUnlimited,
+  })
+  .partial()
+  .strict()
+  .openapi('LimitOverrides');
