@@ -26,9 +26,3 @@ export function clientAddressResolver(
     return hops[0] ?? socket;
   };
 }
-
-/** Whether the original request was HTTPS (directly, or as reported by a trusted proxy). */
-export function isHttps(c: Context<AppEnv>, trustProxy: boolean): boolean {
-  if (new URL(c.req.url).protocol === 'https:') return true;
-  return trustProxy && c.req.header('X-Forwarded-Proto')?.split(',')[0]?.trim() === 'https';
-}

@@ -34,9 +34,11 @@ export interface KeyAuthenticatorDeps {
 }
 
 const DEFAULT_TTL_MS = 5 * 60_000;
+const MAX_ENTRIES = 100_000;
 
 export class KeyAuthenticator {
-  readonly #cache = new Map<string, { record: KeyRecord; loadedAt: number }>();
+  /** null records an unknown key, so a flood of well-formed guesses costs one lookup each. */
+  readonly #cache = new Map<string, { record: KeyRecord | null; loadedAt: number }>();
   /** Bumped by every invalidation, so a lookup that raced one is not cached stale. */
   #generation = 0;
 
@@ -49,16 +51,16 @@ export class KeyAuthenticator {
     const hash = await this.deps.codec.hash(presented);
     const now = this.deps.clock.now();
     let record = this.#fresh(hash, now.getTime());
-    if (!record) {
+    if (record === undefined) {
       const generation = this.#generation;
       try {
-        record = await this.deps.lookup(hash);
+        record = (await this.deps.lookup(hash)) ?? null;
       } catch {
         return { ok: false, refusal: 'StandingUnavailable' };
       }
-      if (!record) return { ok: false, refusal: 'UnknownKey' };
-      if (generation === this.#generation) this.#cache.set(hash, { record, loadedAt: now.getTime() });
+      if (generation === this.#generation) this.#remember(hash, record, now.getTime());
     }
+    if (record === null) return { ok: false, refusal: 'UnknownKey' };
     const refusal = decideAccess(
       { key: record, user: record.user, organization: record.organization },
       this.deps.policy,
@@ -86,7 +88,13 @@ export class KeyAuthenticator {
     this.#cache.clear();
   }
 
-  #fresh(hash: string, now: number): KeyRecord | undefined {
+  #remember(hash: string, record: KeyRecord | null, now: number): void {
+    // Bounded: random guesses must not grow the map without end.
+    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
+    this.#cache.set(hash, { record, loadedAt: now });
+  }
+
+  #fresh(hash: string, now: number): KeyRecord | null | undefined {
     const entry = this.#cache.get(hash);
     if (!entry) return undefined;
     if (now - entry.loadedAt > (this.deps.ttlMs ?? DEFAULT_TTL_MS)) {

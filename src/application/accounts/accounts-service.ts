@@ -30,6 +30,7 @@ import {
   evolveUser,
   initialUser,
   type Role,
+  type UserProfile,
   type Standing,
   type UserCommand,
   type UserError,
@@ -77,18 +78,8 @@ export type AccountError =
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: AccountError };
 
-export interface NewUser {
-  readonly email: string;
-  readonly name: string;
-  readonly tier: Tier;
-  readonly organizationId: string | null;
-  readonly role: Role;
-  readonly trial: boolean;
-  readonly emailVerified: boolean;
-  readonly apiAccess: boolean;
-  readonly password: string | null;
-  readonly limitOverrides: LimitOverrides;
-}
+/** A user as an operator or sign-up registers one: the profile, with a password to hash. */
+export type NewUser = Omit<UserProfile, 'userId' | 'passwordHash'> & { readonly password: string | null };
 
 export interface IssuedKey {
   readonly id: string;

@@ -8,7 +8,8 @@ import type { CaseRestrictionService } from '../../../application/cases/case-res
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, CaseParams, envelope } from './schemas.ts';
+import { ADMIN_SECURITY, CaseParams } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 
 const Restricted = envelope(z.object({ caseId: z.string(), restricted: z.literal(true) })).openapi('AdminCaseRestricted');
 

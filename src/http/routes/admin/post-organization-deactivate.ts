@@ -8,7 +8,8 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, envelope, OrganizationParams } from './schemas.ts';
+import { ADMIN_SECURITY, OrganizationParams } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 
 const Deactivated = envelope(z.object({ organizationId: z.string(), status: z.literal('deactivated') })).openapi(
   'AdminOrganizationDeactivated',

@@ -10,7 +10,8 @@ import { TIERS } from '../../../domain/access/tiers.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, envelope, LimitOverridesSchema } from './schemas.ts';
+import { ADMIN_SECURITY, LimitOverridesSchema } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 
 const Body = z
   .object({

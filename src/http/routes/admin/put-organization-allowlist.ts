@@ -9,7 +9,8 @@ import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, Allowlist, envelope, OrganizationParams } from './schemas.ts';
+import { ADMIN_SECURITY, Allowlist, OrganizationParams } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 
 export interface AllowlistRouteDeps {
   readonly accounts: AccountsService;

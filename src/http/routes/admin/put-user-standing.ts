@@ -8,7 +8,8 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, envelope, UserParams } from './schemas.ts';
+import { ADMIN_SECURITY, UserParams } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 
 const STANDINGS = ['active', 'suspended', 'billing_inactive'] as const;
 

@@ -6,11 +6,6 @@ import { z } from '@hono/zod-openapi';
 
 export const ADMIN_SECURITY = [{ AdminToken: [] }];
 
-/** The standard success envelope; the CLI prints `data`. */
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.object({ success: z.literal(true), data });
-}
-
 export const OrganizationParams = z.object({
   organizationId: z
     .string()

@@ -10,7 +10,8 @@ import { keyStanding } from '../../../domain/api-key/api-key.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { envelope, READ_SECURITY } from './schemas.ts';
+import { READ_SECURITY } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
 export interface ListKeysDeps {

@@ -5,7 +5,8 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { envelope, READ_SECURITY, SessionUserSchema } from './schemas.ts';
+import { READ_SECURITY, SessionUserSchema } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
 const SessionData = z

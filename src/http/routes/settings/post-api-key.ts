@@ -9,7 +9,8 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { envelope, IssuedKeySchema, WRITE_SECURITY } from './schemas.ts';
+import { IssuedKeySchema, WRITE_SECURITY } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
 export interface CreateKeyDeps {

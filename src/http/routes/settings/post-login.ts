@@ -9,7 +9,7 @@ import type { Clock } from '../../../ports/clock.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { envelope } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import { setSessionCookie } from './session-guard.ts';
 
 export interface LoginDeps {

@@ -6,7 +6,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { envelope, WRITE_SECURITY } from './schemas.ts';
+import { WRITE_SECURITY } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import { clearSessionCookie, type SessionGuards } from './session-guard.ts';
 
 export interface LogoutDeps {

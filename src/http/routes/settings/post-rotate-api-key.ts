@@ -10,7 +10,8 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { envelope, IssuedKeySchema, KeyIdParams, WRITE_SECURITY } from './schemas.ts';
+import { IssuedKeySchema, KeyIdParams, WRITE_SECURITY } from './schemas.ts';
+import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
 export interface RotateKeyDeps {

@@ -13,10 +13,6 @@ export const CSRF_SECURITY = 'csrfToken';
 export const READ_SECURITY = [{ [SESSION_SECURITY]: [] }];
 export const WRITE_SECURITY = [{ [SESSION_SECURITY]: [], [CSRF_SECURITY]: [] }];
 
-export function envelope<T extends z.ZodType>(data: T) {
-  return z.object({ success: z.literal(true), data });
-}
-
 export const KeyIdParams = z.object({
   id: z
     .string()
