@@ -18,6 +18,7 @@ import { accountsReadModel } from './application/accounts/read-model.ts';
 import { CoverageService } from './application/coverage/coverage-service.ts';
 import { CaseRestrictionService } from './application/cases/case-restriction-service.ts';
 import { SessionService } from './application/sessions/session-service.ts';
+import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -67,7 +68,8 @@ export function wireApplication(options: WiringOptions) {
     clock,
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
-  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage };
+  const idempotency = new IdempotencyService({ store, clock });
+  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency };
 }
 
 export type Application = ReturnType<typeof wireApplication>;

@@ -11,6 +11,7 @@ import { ApiError } from './api-error.ts';
 import type { App } from './app-types.ts';
 import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
+import { checkIdempotencyKeyFormat } from './middleware/idempotency.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
@@ -25,6 +26,9 @@ import { registerGetCaseTypes } from './routes/reference/get-case-types.ts';
 import { registerGetCourts } from './routes/reference/get-courts.ts';
 import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-limit.ts';
 import { validationError } from './validation.ts';
+
+/** The credit-charging routes that honour Idempotency-Key (spec, "Idempotency"). */
+export const IDEMPOTENT_PATHS = ['/party/screen', '/party/screen/batch', '/cases/:id/analyze', '/cases/:id/analyze-consolidated', '/request-timeline'] as const;
 
 export interface AppDeps {
   readonly basePath: string;
@@ -58,6 +62,8 @@ export function createApp(deps: AppDeps): App {
     }),
   );
   root.use('*', accessLog(deps.logger));
+  // The spec wants a malformed Idempotency-Key refused before the body is read.
+  for (const path of IDEMPOTENT_PATHS) root.use(`${deps.basePath}${path}`, checkIdempotencyKeyFormat);
   root.use('*', limitBody);
   root.use('*', parseJsonBody);
 

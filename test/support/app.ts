@@ -12,6 +12,7 @@ import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { Tier } from '../../src/domain/access/tiers.ts';
 import { createApp } from '../../src/http/app.ts';
+import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Cache } from '../../src/ports/cache.ts';
 import { randomIds, type Clock } from '../../src/ports/clock.ts';
@@ -55,6 +56,8 @@ export interface TestApp {
   readonly app: App;
   readonly application: Application;
   readonly logs: string[];
+  /** The API-key gate's dependencies, for tests that mount a keyed route of their own. */
+  readonly gate: ApiKeyGateDeps;
 }
 
 /** The client address of a test request: the x-test-client header stands in for the socket. */
@@ -83,6 +86,15 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) },
   ];
   const clientAddress = (c: { req: { header(name: string): string | undefined } }) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1';
+  const gate: ApiKeyGateDeps = {
+    authenticator: application.authenticator,
+    allowlists: application.allowlists,
+    limiter,
+    distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
+    clientAddress,
+    clock,
+    onStoreFailure: () => undefined,
+  };
   const app = createApp({
     basePath: BASE,
     version: '0.1.0-test',
@@ -98,18 +110,10 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     },
     coverage: { service: application.coverage, corsOrigins: ['https://www.example-court-records.in'] },
     publicRateLimit: { limiter, perMinute: options.perMinute ?? 1000, clock, clientAddress },
-    apiKeyGate: {
-      authenticator: application.authenticator,
-      allowlists: application.allowlists,
-      limiter,
-      distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
-      clientAddress,
-      clock,
-      onStoreFailure: () => undefined,
-    },
+    apiKeyGate: gate,
     settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: options.trustProxy ?? false },
     admin: { adminToken: options.adminToken, accounts: application.accounts, cases: application.cases, db: options.db },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
-  return { app, application, logs };
+  return { app, application, logs, gate };
 }

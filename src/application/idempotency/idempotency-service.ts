@@ -1,0 +1,67 @@
+/**
+ * Idempotency records in the event store, one stream per (API key, Idempotency-Key), so a
+ * record survives a crash mid-call. Two concurrent first calls race on the stream version:
+ * one starts the call, the other re-reads and sees it in progress.
+ */
+import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import {
+  decideIdempotency,
+  evolveIdempotency,
+  initialIdempotency,
+  type IdempotencyCommand,
+  type IdempotencyError,
+  type IdempotencyEvent,
+  type IdempotencyOutcome,
+  type IdempotencyState,
+  type StoredResponse,
+} from '../../domain/idempotency/idempotency.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { VersionConflictError } from '../../ports/event-store.ts';
+
+export const idempotencyStream = (keyId: string, idempotencyKey: string) => `idempotency-${keyId}-${idempotencyKey}`;
+
+export class IdempotencyService {
+  constructor(private readonly deps: { store: PostgresEventStore; clock: Clock }) {}
+
+  async #state(streamId: string): Promise<{ state: IdempotencyState; version: number }> {
+    const { events, version } = await this.deps.store.readStream(streamId);
+    const state = events.reduce((s, e) => evolveIdempotency(s, { type: e.type, data: e.data } as IdempotencyEvent), initialIdempotency);
+    return { state, version };
+  }
+
+  async #run(streamId: string, command: IdempotencyCommand, requestId: string): Promise<{ ok: true; state: IdempotencyState; appended: boolean } | { ok: false; error: IdempotencyError }> {
+    for (let attempt = 0; ; attempt += 1) {
+      const { state, version } = await this.#state(streamId);
+      const decision = decideIdempotency(command, state);
+      if (!decision.ok) return decision;
+      if (decision.events.length === 0) return { ok: true, state, appended: false };
+      try {
+        await this.deps.store.append(streamId, version, decision.events, {
+          streamType: 'idempotency',
+          metadata: { occurredAt: this.deps.clock.now().toISOString(), requestId },
+        });
+        return { ok: true, state: decision.events.reduce(evolveIdempotency, state), appended: true };
+      } catch (error) {
+        if (!(error instanceof VersionConflictError) || attempt > 0) throw error;
+      }
+    }
+  }
+
+  /** Starts the call, or says to replay the stored response, or refuses (in progress, reused). */
+  async begin(keyId: string, idempotencyKey: string, fingerprint: string, requestId: string): Promise<IdempotencyOutcome | IdempotencyError> {
+    const now = this.deps.clock.now().toISOString();
+    const result = await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Begin', fingerprint, requestId, now }, requestId);
+    if (!result.ok) return result.error;
+    if (result.appended) return { kind: 'proceed' };
+    // Nothing recorded and nothing refused: the record holds a response to replay.
+    return result.state.status === 'completed' ? { kind: 'replay', response: result.state.response } : { kind: 'proceed' };
+  }
+
+  async complete(keyId: string, idempotencyKey: string, requestId: string, response: StoredResponse): Promise<void> {
+    await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response }, requestId);
+  }
+
+  async abandon(keyId: string, idempotencyKey: string, requestId: string): Promise<void> {
+    await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Abandon', requestId, now: this.deps.clock.now().toISOString() }, requestId);
+  }
+}

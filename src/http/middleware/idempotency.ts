@@ -1,0 +1,83 @@
+/**
+ * Idempotency-Key on the credit-charging POST routes, per the spec's seven rules. The
+ * header's format is checked before the body is read (`checkIdempotencyKeyFormat`, placed
+ * ahead of the body middleware); after authentication, `idempotent` replays a stored
+ * success verbatim (Idempotency-Replayed: true, handler not run, nothing charged), refuses
+ * a reused key or one in flight with 409, and never stores an error.
+ */
+import type { MiddlewareHandler } from 'hono';
+import type { IdempotencyService } from '../../application/idempotency/idempotency-service.ts';
+import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/idempotency/idempotency.ts';
+import { ApiError } from '../api-error.ts';
+import type { AppEnv } from '../env.ts';
+import { principalOf } from './require-api-key.ts';
+
+const HEADER = 'Idempotency-Key';
+/** Response headers that belong to the stored response (the request id is per call). */
+const REPLAYED_HEADERS = ['content-type', 'location'];
+
+export const checkIdempotencyKeyFormat: MiddlewareHandler<AppEnv> = async (c, next) => {
+  const key = c.req.header(HEADER);
+  if (key !== undefined && !IDEMPOTENCY_KEY_PATTERN.test(key)) throw new ApiError('IDEMPOTENCY_KEY_INVALID');
+  await next();
+};
+
+function canonical(value: unknown): string {
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
+}
+
+/** Same method, path and JSON meaning (key order and whitespace aside) give the same print. */
+async function fingerprint(method: string, path: string, bodyText: string): Promise<string> {
+  let body = bodyText;
+  try {
+    body = bodyText.trim() === '' ? '' : canonical(JSON.parse(bodyText));
+  } catch {
+    // Unparseable bodies never get this far (MALFORMED_JSON); hash the text as it came.
+  }
+  const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${method} ${path}\n${body}`));
+  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const key = c.req.header(HEADER);
+    if (key === undefined) {
+      await next();
+      return;
+    }
+    const { keyId } = principalOf(c);
+    const requestId = c.get('requestId');
+    const print = await fingerprint(c.req.method, c.req.path, await c.req.text());
+    const outcome = await service.begin(keyId, key, print, requestId);
+    if ('tag' in outcome) {
+      if (outcome.tag === 'InProgress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS');
+      if (outcome.tag === 'KeyReused') throw new ApiError('IDEMPOTENCY_KEY_REUSED');
+      throw new Error(`unexpected idempotency refusal at start: ${outcome.tag}`);
+    }
+    if (outcome.kind === 'replay') {
+      const { status, headers, body } = outcome.response;
+      for (const [name, value] of Object.entries(headers)) c.header(name, value);
+      c.header('Idempotency-Replayed', 'true');
+      return c.body(body, status as 200);
+    }
+    try {
+      await next();
+    } catch (error) {
+      await service.abandon(keyId, key, requestId);
+      throw error;
+    }
+    if (c.res.status >= 400) {
+      await service.abandon(keyId, key, requestId);
+      return;
+    }
+    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => {
+      const value = c.res.headers.get(name);
+      return value === null ? [] : [[name, value]];
+    }));
+    const body = await c.res.clone().text();
+    await service.complete(keyId, key, requestId, { status: c.res.status, headers, body });
+  };
+}
