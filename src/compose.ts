@@ -124,6 +124,11 @@ export async function composeService(
       clientAddress,
       clock,
       onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; allowing the request'),
+      audit: {
+        recorder: application.audit,
+        basePath: config.API_BASE_PATH,
+        onFailure: (err) => logger.error({ err }, 'audit event could not be written'),
+      },
     },
     settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: config.TRUSTED_PROXIES.length > 0 },
     admin: { adminToken: config.ADMIN_TOKEN, accounts: application.accounts, cases: application.cases, db: database.db },

@@ -19,6 +19,7 @@ import { CoverageService } from './application/coverage/coverage-service.ts';
 import { CaseRestrictionService } from './application/cases/case-restriction-service.ts';
 import { SessionService } from './application/sessions/session-service.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
+import { AuditRecorder } from './application/audit/audit-recorder.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -69,7 +70,8 @@ export function wireApplication(options: WiringOptions) {
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
   const idempotency = new IdempotencyService({ store, clock });
-  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency };
+  const audit = new AuditRecorder({ store, ids: options.ids });
+  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit };
 }
 
 export type Application = ReturnType<typeof wireApplication>;

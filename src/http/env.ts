@@ -6,5 +6,7 @@ export interface AppEnv {
     requestId: string;
     /** Set by the API-key middleware on keyed routes only. */
     principal?: Principal;
+    /** Set by a charging route once its charge commits; the audit trail records it. */
+    creditsDeducted?: number;
   };
 }

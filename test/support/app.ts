@@ -94,6 +94,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     clientAddress,
     clock,
     onStoreFailure: () => undefined,
+    audit: { recorder: application.audit, basePath: BASE, onFailure: (err) => logger.error({ err }, 'audit event could not be written') },
   };
   const app = createApp({
     basePath: BASE,

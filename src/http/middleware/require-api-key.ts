@@ -7,6 +7,8 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AllowlistCache } from '../../application/access/allowlist-cache.ts';
 import type { AuthRefusal, KeyAuthenticator, Principal } from '../../application/access/key-authenticator.ts';
+import type { AuditRecorder } from '../../application/audit/audit-recorder.ts';
+import { routePath } from 'hono/route';
 import type { Clock } from '../../ports/clock.ts';
 import type { DistinctCounter } from '../../ports/distinct-counter.ts';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.ts';
@@ -23,6 +25,8 @@ export interface ApiKeyGateDeps {
   readonly clock: Clock;
   /** A shared store that is down must not take the API down with it: limits fail open. */
   readonly onStoreFailure: (error: unknown) => void;
+  /** Every request that got past key lookup is recorded, refused or not. */
+  readonly audit: { readonly recorder: AuditRecorder; readonly basePath: string; readonly onFailure: (error: unknown) => void };
 }
 
 const REFUSALS: Record<Exclude<AuthRefusal, 'PlanNotEntitled' | 'ApiAccessNotProvisioned'>, [ErrorCode, string?]> = {
@@ -93,13 +97,45 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     }
   }
 
+  async function audit(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): Promise<void> {
+    const pattern = routePath(c, -1);
+    // The answer is already decided; a trail write that fails is reported loudly, not turned into a 500.
+    await deps.audit.recorder
+      .record({
+        occurredAt: deps.clock.now().toISOString(),
+        requestId: c.get('requestId'),
+        keyId: principal.keyId,
+        userId: principal.userId,
+        organizationId: principal.organizationId,
+        endpoint: pattern.startsWith(deps.audit.basePath) ? pattern.slice(deps.audit.basePath.length) || '/' : pattern,
+        method: c.req.method,
+        status,
+        responseMs: Math.round(performance.now() - started),
+        creditsDeducted: c.get('creditsDeducted') ?? 0,
+        clientAddress: address,
+        userAgent: c.req.header('User-Agent') ?? '',
+      })
+      .catch(deps.audit.onFailure);
+  }
+
   return async (c, next) => {
+    const started = performance.now();
     const presented = presentedKey(c);
     if (!presented) throw new ApiError('API_KEY_MISSING');
     const outcome = await deps.authenticator.authenticate(presented);
     if (!outcome.ok) throw refusalError(outcome.refusal);
     const { principal } = outcome;
     const address = deps.clientAddress(c);
+    try {
+      await admitted(c, next, principal, address);
+    } catch (error) {
+      await audit(c, principal, address, error instanceof ApiError ? error.status : 500, started);
+      throw error;
+    }
+    await audit(c, principal, address, c.res.status, started);
+  };
+
+  async function admitted(c: Context<AppEnv>, next: () => Promise<void>, principal: Principal, address: string): Promise<void> {
     if (principal.organizationId !== null && (await deps.allowlists.check(principal.organizationId, address)) === 'refused') {
       throw new ApiError('IP_NOT_ALLOWED');
     }
@@ -125,7 +161,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     await next();
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);
-  };
+  }
 }
 
 /** The authenticated principal of a keyed route; its absence is a wiring bug. */
