@@ -1,5 +1,6 @@
 /** `npm run bench`: prints every benchmark's figures (medians) and ratios. */
 import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
+import { benchAnalytics } from './analytics.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { median, table } from './stats.ts';
 
@@ -52,5 +53,33 @@ console.log(
     ['store', 'requests', 'refused while under the limit', 'admitted over the sliding limit'],
     ['memory', limiters.memory.requests, limiters.memory.wronglyRefused, limiters.memory.admittedOverSlidingLimit],
     ...(limiters.redis ? [['redis', limiters.redis.requests, limiters.redis.wronglyRefused, limiters.redis.admittedOverSlidingLimit]] : []),
+  ]),
+);
+
+const analytics = await benchAnalytics(process.env.BENCH_CLICKHOUSE_URL);
+console.log(
+  `\nAnalytics store: ${analytics.chdb.rows} audit rows in batches of ${analytics.chdb.batchSize}, grouped into ${analytics.chdb.groups} (key, day) groups`,
+);
+console.log(
+  table([
+    ['engine', 'insert rows/s', 'group-by FINAL ms (median)', 'without FINAL ms', 'FINAL/plain'],
+    [
+      'chdb (embedded)',
+      analytics.chdb.insertRowsPerSecond,
+      analytics.chdb.groupByFinalMedianMs,
+      analytics.chdb.groupByWithoutFinalMedianMs,
+      analytics.chdb.groupByFinalMedianMs / analytics.chdb.groupByWithoutFinalMedianMs,
+    ],
+    ...(analytics.clickhouse
+      ? [
+          [
+            'clickhouse (HTTP)',
+            analytics.clickhouse.insertRowsPerSecond,
+            analytics.clickhouse.groupByFinalMedianMs,
+            analytics.clickhouse.groupByWithoutFinalMedianMs,
+            analytics.clickhouse.groupByFinalMedianMs / analytics.clickhouse.groupByWithoutFinalMedianMs,
+          ],
+        ]
+      : []),
   ]),
 );

@@ -13,6 +13,12 @@ import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
 import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireApplication } from './wiring.ts';
+import { openAnalyticsStore } from './adapters/clickhouse/open.ts';
+import { migrateAnalytics } from './adapters/clickhouse/migrate.ts';
+import { findUserOrganization } from './adapters/postgres/key-lookup.ts';
+import { AuditQueries } from './application/audit/audit-queries.ts';
+import { auditToClickHouse } from './projections/audit-to-clickhouse.ts';
+import { ProjectorRunner } from './projections/projector.ts';
 import { clientAddressResolver } from './http/client-address.ts';
 import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
@@ -83,6 +89,9 @@ export async function composeService(
   const migrated = await migrate(database.db);
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
   const stores = await openSharedStores(config, clock);
+  const analytics = await openAnalyticsStore({ CLICKHOUSE_URL: config.CLICKHOUSE_URL, DATA_DIR: config.DATA_DIR });
+  const analyticsMigrated = await migrateAnalytics(analytics);
+  logger.info({ analytics: analytics.kind, applied: analyticsMigrated.applied }, 'analytics store ready');
   const application = wireApplication({
     db: database.db,
     cache: stores.cache,
@@ -101,6 +110,13 @@ export async function composeService(
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
 
+  const auditProjector = new ProjectorRunner(database.db, auditToClickHouse(analytics), {
+    now: () => clock.now(),
+    idleMs: 250,
+    onError: (err) => logger.warn({ err }, 'audit projection to ClickHouse failed; will retry'),
+  });
+
+  const auditQueries = new AuditQueries(analytics);
   const app = createApp({
     basePath: config.API_BASE_PATH,
     version: config.APP_VERSION,
@@ -131,7 +147,15 @@ export async function composeService(
       },
     },
     settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: config.TRUSTED_PROXIES.length > 0 },
-    admin: { adminToken: config.ADMIN_TOKEN, accounts: application.accounts, cases: application.cases, db: database.db },
+    audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(database.db, userId) },
+    usage: { credits: application.credits, queries: auditQueries, clock },
+    admin: {
+      adminToken: config.ADMIN_TOKEN,
+      accounts: application.accounts,
+      cases: application.cases,
+      credits: application.credits,
+      db: database.db,
+    },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
 
@@ -140,6 +164,7 @@ export async function composeService(
     logger,
     startBackground: async () => {
       application.invalidator.start();
+      auditProjector.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
@@ -147,6 +172,8 @@ export async function composeService(
     },
     close: async () => {
       await application.invalidator.stop();
+      await auditProjector.stop();
+      await analytics.close();
       await stores.close();
       await database.close();
     },

@@ -1,7 +1,8 @@
 /**
  * Builds the application layer over already-opened adapters: the event store with its
- * inline projections, account and session commands, case restriction, the access caches
- * and their invalidator, and the coverage service. The entry points and the test harness share it, so tests exercise the
+ * inline projections, account and session commands, the credit ledger, case restriction,
+ * idempotency records, the audit recorder, the access caches and their invalidator, and
+ * the coverage service. The entry points and the test harness share it, so tests exercise the
  * same object graph production runs.
  */
 import type { Logger } from 'pino';
@@ -20,6 +21,8 @@ import { CaseRestrictionService } from './application/cases/case-restriction-ser
 import { SessionService } from './application/sessions/session-service.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
 import { AuditRecorder } from './application/audit/audit-recorder.ts';
+import { CreditsService } from './application/credits/credits-service.ts';
+import { creditsReadModel } from './application/credits/read-model.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -41,7 +44,7 @@ export interface WiringOptions {
 
 export function wireApplication(options: WiringOptions) {
   const { db, clock, logger } = options;
-  const store = new PostgresEventStore(db, [accountsReadModel]);
+  const store = new PostgresEventStore(db, [accountsReadModel, creditsReadModel]);
   const codec = new HmacApiKeyCodec(options.keyPrefixes, options.keyHashSecret);
   const passwords = new ScryptPasswordHasher();
   const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords });
@@ -71,7 +74,8 @@ export function wireApplication(options: WiringOptions) {
   });
   const idempotency = new IdempotencyService({ store, clock });
   const audit = new AuditRecorder({ store, ids: options.ids });
-  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit };
+  const credits = new CreditsService({ db, store, clock, ids: options.ids });
+  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
 }
 
 export type Application = ReturnType<typeof wireApplication>;

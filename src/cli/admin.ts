@@ -9,6 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import { TIERS } from '../domain/access/tiers.ts';
+import { GRANT_SOURCES } from '../domain/credits/ledger.ts';
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -59,6 +60,13 @@ function list(value: string): string[] {
     .split(',')
     .map((entry) => entry.trim())
     .filter((entry) => entry.length > 0);
+}
+
+/** A whole number of credits; the service refuses zero and negatives with its own message. */
+function credits(flags: Flags, name: string): number {
+  const value = text(flags, name)?.trim() ?? '';
+  if (!/^-?\d+$/.test(value)) throw new UsageError(`--${name} must be a whole number of credits`);
+  return Number(value);
 }
 
 function oneOf<T extends string>(flags: Flags, name: string, allowed: readonly T[]): T | undefined {
@@ -159,6 +167,27 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     build: (flags) => {
       const name = text(flags, 'name');
       return { method: 'POST', path: `/admin/users/${id(flags, 'user')}/keys`, body: name === undefined ? {} : { name } };
+    },
+  },
+  'credits grant': {
+    synopsis: 'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO]',
+    strings: ['user', 'amount', 'note', 'source', 'expires-at'],
+    booleans: [],
+    required: ['user', 'amount'],
+    build: (flags) => {
+      const note = text(flags, 'note');
+      const source = oneOf(flags, 'source', GRANT_SOURCES);
+      const expiresAt = text(flags, 'expires-at');
+      return {
+        method: 'POST',
+        path: `/admin/users/${id(flags, 'user')}/credits`,
+        body: {
+          amount: credits(flags, 'amount'),
+          ...(note === undefined ? {} : { note }),
+          ...(source === undefined ? {} : { source }),
+          ...(expiresAt === undefined ? {} : { expiresAt }),
+        },
+      };
     },
   },
   'case restrict': {

@@ -6,12 +6,14 @@ import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { adminCommand } from './admin.ts';
+import { financeCommand } from './finance.ts';
 import { ingestCommand } from './ingest.ts';
 
 const USAGE = `usage: court-records <command>
   migrate          apply the SQL migrations to the configured database
   ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)
-  admin ...        operator commands against a running service (court-records admin --help)`;
+  admin ...        operator commands against a running service (court-records admin --help)
+  finance export   credit ledger events with running balances (court-records finance --help)`;
 
 async function migrateCommand(): Promise<number> {
   const config = loadConfig(process.env);
@@ -35,6 +37,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await ingestCommand(rest);
       case 'admin':
         return await adminCommand(rest);
+      case 'finance':
+        return await financeCommand(rest);
       default:
         process.stderr.write(`${USAGE}\n`);
         return command === undefined || command === '--help' ? 0 : 2;

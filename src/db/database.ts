@@ -19,6 +19,9 @@ export interface Database {
   users: InferSelectModel<typeof schema.users>;
   apiKeys: InferSelectModel<typeof schema.apiKeys>;
   dashboardSessions: InferSelectModel<typeof schema.dashboardSessions>;
+  creditBalances: InferSelectModel<typeof schema.creditBalances>;
+  creditReservations: InferSelectModel<typeof schema.creditReservations>;
+  creditCharges: InferSelectModel<typeof schema.creditCharges>;
 }
 
 export type Db = Kysely<Database>;

@@ -13,6 +13,8 @@ export interface ApiErrorOptions {
   readonly extra?: Readonly<Record<string, unknown>>;
   readonly headers?: Readonly<Record<string, string>>;
   readonly shape?: ErrorShape;
+  /** What went wrong underneath, for the log only; never rendered. */
+  readonly cause?: unknown;
 }
 
 export class ApiError extends Error {

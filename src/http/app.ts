@@ -16,6 +16,8 @@ import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
 import { registerGetMe } from './routes/account/get-me.ts';
+import { registerGetAudit, type AuditDeps } from './routes/account/get-audit.ts';
+import { registerGetUsage, type UsageDeps } from './routes/account/get-usage.ts';
 import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
 import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
 import { renderError } from './render-error.ts';
@@ -28,7 +30,13 @@ import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-
 import { validationError } from './validation.ts';
 
 /** The credit-charging routes that honour Idempotency-Key (spec, "Idempotency"). */
-export const IDEMPOTENT_PATHS = ['/party/screen', '/party/screen/batch', '/cases/:id/analyze', '/cases/:id/analyze-consolidated', '/request-timeline'] as const;
+export const IDEMPOTENT_PATHS = [
+  '/party/screen',
+  '/party/screen/batch',
+  '/cases/:id/analyze',
+  '/cases/:id/analyze-consolidated',
+  '/request-timeline',
+] as const;
 
 export interface AppDeps {
   readonly basePath: string;
@@ -40,6 +48,8 @@ export interface AppDeps {
   readonly publicRateLimit: PublicRateLimit;
   readonly apiKeyGate: ApiKeyGateDeps;
   readonly settings: SettingsDeps;
+  readonly audit: AuditDeps;
+  readonly usage: UsageDeps;
   readonly admin: AdminDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
 }
@@ -68,7 +78,11 @@ export function createApp(deps: AppDeps): App {
   root.use('*', parseJsonBody);
 
   root.onError((error, c) => {
-    if (error instanceof ApiError) return renderError(c, error);
+    if (error instanceof ApiError) {
+      if (error.options.cause !== undefined)
+        deps.logger.error({ requestId: c.get('requestId'), code: error.code, err: error.options.cause }, 'dependency failed');
+      return renderError(c, error);
+    }
     deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unhandled error');
     return renderError(c, new ApiError('INTERNAL_ERROR'));
   });
@@ -81,6 +95,8 @@ export function createApp(deps: AppDeps): App {
   registerGetCoverage(api, deps.coverage);
   const keyed = requireApiKey(deps.apiKeyGate);
   registerGetMe(api, keyed);
+  registerGetAudit(api, keyed, deps.audit);
+  registerGetUsage(api, keyed, deps.usage);
 
   api.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   api.openAPIRegistry.registerComponent('securitySchemes', 'BearerKey', {

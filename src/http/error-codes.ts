@@ -64,6 +64,7 @@ export const ERROR_STATUS = {
   INVALID_CREDENTIALS: 401,
   API_KEY_NOT_FOUND: 404,
   API_KEY_NOT_ACTIVE: 409,
+  AUDIT_SCOPE_FORBIDDEN: 403,
 } as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -127,4 +128,5 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   INVALID_CREDENTIALS: 'The email or password is incorrect.',
   API_KEY_NOT_FOUND: 'No API key with this id exists among the keys you may manage.',
   API_KEY_NOT_ACTIVE: 'The API key is not active: it has already been rotated or revoked.',
+  AUDIT_SCOPE_FORBIDDEN: "You may read only your own audit trail, or your organisation members' as an ORG_ADMIN.",
 };

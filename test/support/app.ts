@@ -12,6 +12,9 @@ import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { Tier } from '../../src/domain/access/tiers.ts';
 import { createApp } from '../../src/http/app.ts';
+import { findUserOrganization } from '../../src/adapters/postgres/key-lookup.ts';
+import { AuditQueries } from '../../src/application/audit/audit-queries.ts';
+import type { AnalyticsStore } from '../../src/ports/analytics.ts';
 import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { Cache } from '../../src/ports/cache.ts';
@@ -22,6 +25,15 @@ import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
 import { wireApplication, type Application } from '../../src/wiring.ts';
 
 export const BASE = '/api/v1/prod';
+
+/** Stand-in for tests that never read analytics: any use fails loudly (as a down store would). */
+const analyticsNotConfigured: AnalyticsStore = {
+  command: () => Promise.reject(new Error('analytics store not configured in this test')),
+  insert: () => Promise.reject(new Error('analytics store not configured in this test')),
+  query: () => Promise.reject(new Error('analytics store not configured in this test')),
+  ping: () => Promise.reject(new Error('analytics store not configured in this test')),
+  close: async () => undefined,
+};
 export const KEY_PREFIXES = ['crk_live', 'crk_test'] as const;
 export const KEY_HASH_SECRET = 'test-key-hash-secret-of-at-least-32-chars';
 
@@ -50,6 +62,8 @@ export interface TestAppOptions {
   readonly entitledTiers?: readonly Tier[];
   readonly adminToken?: string;
   readonly trustProxy?: boolean;
+  /** The real ClickHouse engine for tests of /audit and /usage; others get a stand-in that refuses. */
+  readonly analytics?: AnalyticsStore;
 }
 
 export interface TestApp {
@@ -96,6 +110,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     onStoreFailure: () => undefined,
     audit: { recorder: application.audit, basePath: BASE, onFailure: (err) => logger.error({ err }, 'audit event could not be written') },
   };
+  const auditQueries = new AuditQueries(options.analytics ?? analyticsNotConfigured);
   const app = createApp({
     basePath: BASE,
     version: '0.1.0-test',
@@ -112,8 +127,16 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     coverage: { service: application.coverage, corsOrigins: ['https://www.example-court-records.in'] },
     publicRateLimit: { limiter, perMinute: options.perMinute ?? 1000, clock, clientAddress },
     apiKeyGate: gate,
+    audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(options.db, userId) },
+    usage: { credits: application.credits, queries: auditQueries, clock },
     settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: options.trustProxy ?? false },
-    admin: { adminToken: options.adminToken, accounts: application.accounts, cases: application.cases, db: options.db },
+    admin: {
+      adminToken: options.adminToken,
+      accounts: application.accounts,
+      cases: application.cases,
+      credits: application.credits,
+      db: options.db,
+    },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
   return { app, application, logs, gate };

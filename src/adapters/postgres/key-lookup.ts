@@ -78,3 +78,9 @@ export async function findAllowlist(db: Db, organizationId: string): Promise<{ a
     .executeTakeFirst();
   return row ? { allowlist: row.allowlist as string[], strict: row.strictAllowlist } : undefined;
 }
+
+/** The organisation of a user: null when the user has none, undefined when there is no such user. */
+export async function findUserOrganization(db: Db, userId: string): Promise<string | null | undefined> {
+  const row = await db.selectFrom('users').select('organizationId').where('userId', '=', userId).executeTakeFirst();
+  return row ? row.organizationId : undefined;
+}

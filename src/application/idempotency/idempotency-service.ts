@@ -29,7 +29,11 @@ export class IdempotencyService {
     return { state, version };
   }
 
-  async #run(streamId: string, command: IdempotencyCommand, requestId: string): Promise<{ ok: true; state: IdempotencyState; appended: boolean } | { ok: false; error: IdempotencyError }> {
+  async #run(
+    streamId: string,
+    command: IdempotencyCommand,
+    requestId: string,
+  ): Promise<{ ok: true; state: IdempotencyState; appended: boolean } | { ok: false; error: IdempotencyError }> {
     for (let attempt = 0; ; attempt += 1) {
       const { state, version } = await this.#state(streamId);
       const decision = decideIdempotency(command, state);
@@ -48,7 +52,12 @@ export class IdempotencyService {
   }
 
   /** Starts the call, or says to replay the stored response, or refuses (in progress, reused). */
-  async begin(keyId: string, idempotencyKey: string, fingerprint: string, requestId: string): Promise<IdempotencyOutcome | IdempotencyError> {
+  async begin(
+    keyId: string,
+    idempotencyKey: string,
+    fingerprint: string,
+    requestId: string,
+  ): Promise<IdempotencyOutcome | IdempotencyError> {
     const now = this.deps.clock.now().toISOString();
     const result = await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Begin', fingerprint, requestId, now }, requestId);
     if (!result.ok) return result.error;
@@ -58,10 +67,18 @@ export class IdempotencyService {
   }
 
   async complete(keyId: string, idempotencyKey: string, requestId: string, response: StoredResponse): Promise<void> {
-    await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response }, requestId);
+    await this.#run(
+      idempotencyStream(keyId, idempotencyKey),
+      { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response },
+      requestId,
+    );
   }
 
   async abandon(keyId: string, idempotencyKey: string, requestId: string): Promise<void> {
-    await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Abandon', requestId, now: this.deps.clock.now().toISOString() }, requestId);
+    await this.#run(
+      idempotencyStream(keyId, idempotencyKey),
+      { type: 'Abandon', requestId, now: this.deps.clock.now().toISOString() },
+      requestId,
+    );
   }
 }

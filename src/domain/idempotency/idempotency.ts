@@ -63,11 +63,17 @@ export function decideIdempotency(command: IdempotencyCommand, state: Idempotenc
       const verdict = admit(state, command.fingerprint, command.now);
       if ('tag' in verdict) return refuse(verdict);
       if (verdict.kind === 'replay') return accept();
-      return accept({ type: 'IdempotentCallStarted', data: { fingerprint: command.fingerprint, requestId: command.requestId, startedAt: command.now } });
+      return accept({
+        type: 'IdempotentCallStarted',
+        data: { fingerprint: command.fingerprint, requestId: command.requestId, startedAt: command.now },
+      });
     }
     case 'Complete':
       if (state.status !== 'in-flight' || state.requestId !== command.requestId) return refuse({ tag: 'NotOwner' });
-      return accept({ type: 'IdempotentCallCompleted', data: { requestId: command.requestId, completedAt: command.now, response: command.response } });
+      return accept({
+        type: 'IdempotentCallCompleted',
+        data: { requestId: command.requestId, completedAt: command.now, response: command.response },
+      });
     case 'Abandon':
       if (state.status !== 'in-flight' || state.requestId !== command.requestId) return refuse({ tag: 'NotOwner' });
       return accept({ type: 'IdempotentCallAbandoned', data: { requestId: command.requestId, abandonedAt: command.now } });
@@ -81,7 +87,9 @@ export function evolveIdempotency(state: IdempotencyState, event: IdempotencyEve
     case 'IdempotentCallStarted':
       return { status: 'in-flight', fingerprint: event.data.fingerprint, requestId: event.data.requestId, startedAt: event.data.startedAt };
     case 'IdempotentCallCompleted':
-      return state.status === 'in-flight' ? { status: 'completed', fingerprint: state.fingerprint, startedAt: state.startedAt, response: event.data.response } : state;
+      return state.status === 'in-flight'
+        ? { status: 'completed', fingerprint: state.fingerprint, startedAt: state.startedAt, response: event.data.response }
+        : state;
     case 'IdempotentCallAbandoned':
       return state.status === 'in-flight' ? { status: 'abandoned', fingerprint: state.fingerprint } : state;
     default:

@@ -73,10 +73,12 @@ export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEn
       await service.abandon(keyId, key, requestId);
       return;
     }
-    const headers = Object.fromEntries(REPLAYED_HEADERS.flatMap((name) => {
-      const value = c.res.headers.get(name);
-      return value === null ? [] : [[name, value]];
-    }));
+    const headers = Object.fromEntries(
+      REPLAYED_HEADERS.flatMap((name) => {
+        const value = c.res.headers.get(name);
+        return value === null ? [] : [[name, value]];
+      }),
+    );
     const body = await c.res.clone().text();
     await service.complete(keyId, key, requestId, { status: c.res.status, headers, body });
   };

@@ -6,11 +6,13 @@
  */
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
 import type { CaseRestrictionService } from '../../../application/cases/case-restriction-service.ts';
+import type { CreditsService } from '../../../application/credits/credits-service.ts';
 import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { registerPostCaseRestrict } from './post-case-restrict.ts';
 import { registerPostOrganizationDeactivate } from './post-organization-deactivate.ts';
 import { registerPostOrganization } from './post-organization.ts';
+import { registerPostUserCredits } from './post-user-credits.ts';
 import { registerPostUserKey } from './post-user-key.ts';
 import { registerPostUser } from './post-user.ts';
 import { registerPutOrganizationAllowlist } from './put-organization-allowlist.ts';
@@ -22,6 +24,7 @@ export interface AdminDeps {
   readonly adminToken: string | undefined;
   readonly accounts: AccountsService;
   readonly cases: CaseRestrictionService;
+  readonly credits: CreditsService;
   /** Read-only here: the allowlist route reads the current strict setting. */
   readonly db: Db;
 }
@@ -39,4 +42,5 @@ export function registerAdminRoutes(app: App, deps: AdminDeps): void {
   registerPutUserStanding(app, deps.accounts);
   registerPostUserKey(app, deps.accounts);
   registerPostCaseRestrict(app, deps.cases);
+  registerPostUserCredits(app, deps.credits);
 }

@@ -1,0 +1,125 @@
+/**
+ * Every ledger event of a time range, with the running balances of its account after it,
+ * for reconciliation. Balances run from the account's first event, so the events before
+ * the range are folded (not returned) to give each account its opening balance. Events
+ * are read in pages by global position, so an export of any size holds one page in memory.
+ */
+import type { Db } from '../../db/database.ts';
+import { assertNever } from '../../domain/decider.ts';
+import { balanceEffect, type LedgerEvent } from '../../domain/credits/ledger.ts';
+import { toRecorded } from '../../adapters/postgres/event-store.ts';
+import { LEDGER_STREAM_TYPE, ledgerStream } from './credits-service.ts';
+
+const PAGE = 1_000;
+
+export interface ExportRange {
+  /** Inclusive. */
+  readonly from: Date;
+  /** Exclusive. */
+  readonly to: Date;
+  readonly accountId?: string;
+}
+
+export interface LedgerRow {
+  readonly globalPosition: number;
+  readonly recordedAt: string;
+  readonly accountId: string;
+  readonly streamPosition: number;
+  readonly type: LedgerEvent['type'];
+  readonly amount: number;
+  /** Change of the spendable balance this event made (a capture of a reservation: 0). */
+  readonly balanceChange: number;
+  /** Spendable balance after the event. */
+  readonly balance: number;
+  /** Credits held by open reservations after the event. */
+  readonly reserved: number;
+  readonly source: string | null;
+  readonly grantId: string | null;
+  readonly reservationId: string | null;
+  readonly chargeId: string | null;
+  readonly requestRef: string | null;
+  readonly note: string | null;
+  readonly expiresAt: string | null;
+  readonly actor: string | null;
+}
+
+export const LEDGER_ROW_COLUMNS = [
+  'globalPosition',
+  'recordedAt',
+  'accountId',
+  'streamPosition',
+  'type',
+  'amount',
+  'balanceChange',
+  'balance',
+  'reserved',
+  'source',
+  'grantId',
+  'reservationId',
+  'chargeId',
+  'requestRef',
+  'note',
+  'expiresAt',
+  'actor',
+] as const satisfies readonly (keyof LedgerRow)[];
+
+function details(
+  event: LedgerEvent,
+): Pick<LedgerRow, 'source' | 'grantId' | 'reservationId' | 'chargeId' | 'requestRef' | 'note' | 'expiresAt'> {
+  const none = { source: null, grantId: null, reservationId: null, chargeId: null, requestRef: null, note: null, expiresAt: null };
+  switch (event.type) {
+    case 'CreditsGranted':
+      return { ...none, source: event.data.source, grantId: event.data.grantId, note: event.data.note, expiresAt: event.data.expiresAt };
+    case 'CreditsReserved':
+      return { ...none, reservationId: event.data.reservationId, requestRef: event.data.requestRef };
+    case 'CreditsCharged':
+      return { ...none, reservationId: event.data.reservationId, chargeId: event.data.chargeId, requestRef: event.data.requestRef };
+    case 'CreditsReleased':
+      return { ...none, reservationId: event.data.reservationId };
+    case 'ChargeReversed':
+      return { ...none, chargeId: event.data.chargeId, note: event.data.reason };
+    default:
+      return assertNever(event);
+  }
+}
+
+export async function* exportLedger(db: Db, range: ExportRange): AsyncGenerator<LedgerRow> {
+  const running = new Map<string, { balance: number; reserved: number }>();
+  for (let after = 0; ;) {
+    const rows = await db
+      .selectFrom('events')
+      .innerJoin('streams', 'streams.streamId', 'events.streamId')
+      .selectAll('events')
+      .where('streams.streamType', '=', LEDGER_STREAM_TYPE)
+      .$if(range.accountId !== undefined, (qb) => qb.where('events.streamId', '=', ledgerStream(range.accountId ?? '')))
+      .where('events.recordedAt', '<', range.to)
+      .where('events.globalPosition', '>', after)
+      .orderBy('events.globalPosition')
+      .limit(PAGE)
+      .execute();
+    for (const recorded of rows.map(toRecorded)) {
+      const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
+      const { accountId } = event.data;
+      const before = running.get(accountId) ?? { balance: 0, reserved: 0 };
+      const effect = balanceEffect(event);
+      const now = { balance: before.balance + effect.available, reserved: before.reserved + effect.reserved };
+      running.set(accountId, now);
+      if (recorded.recordedAt < range.from) continue;
+      yield {
+        globalPosition: recorded.globalPosition,
+        recordedAt: recorded.recordedAt.toISOString(),
+        accountId,
+        streamPosition: recorded.streamPosition,
+        type: event.type,
+        amount: event.data.amount,
+        balanceChange: effect.available,
+        ...now,
+        ...details(event),
+        actor: recorded.metadata.actor ?? null,
+      };
+    }
+    const last = rows[rows.length - 1];
+    if (!last || rows.length < PAGE) return;
+    after = last.globalPosition;
+  }
+}

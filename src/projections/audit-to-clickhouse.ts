@@ -1,0 +1,41 @@
+/**
+ * Carries audit events from the event store into ClickHouse's audit_events table. Delivery
+ * is at least once (the checkpoint commits after the insert); the table collapses replays
+ * by event_id, so a redelivered batch never double counts.
+ */
+import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../domain/audit/audit.ts';
+import type { AnalyticsStore } from '../ports/analytics.ts';
+import type { AsyncProjection } from './projector.ts';
+
+export function auditToClickHouse(store: AnalyticsStore): AsyncProjection {
+  return {
+    name: 'audit-to-clickhouse',
+    handles: [AUDIT_EVENT_TYPE],
+    apply: async (events) => {
+      const rows = events.map((e) => {
+        const d = e.data as ApiRequestRecorded;
+        return {
+          event_id: d.eventId,
+          occurred_at: new Date(d.occurredAt),
+          request_id: d.requestId,
+          key_id: d.keyId,
+          user_id: d.userId,
+          organization_id: d.organizationId,
+          endpoint: d.endpoint,
+          method: d.method,
+          status: d.status,
+          response_ms: d.responseMs,
+          credits_deducted: d.creditsDeducted,
+          client_address: d.clientAddress,
+          user_agent: d.userAgent,
+        };
+      });
+      const first = events[0];
+      const last = events[events.length - 1];
+      await store.insert('audit_events', rows, first && last ? { dedupToken: `audit-${first.globalPosition}-${last.globalPosition}` } : {});
+    },
+    reset: async () => {
+      await store.command('TRUNCATE TABLE audit_events');
+    },
+  };
+}

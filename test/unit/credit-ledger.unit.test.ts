@@ -1,0 +1,302 @@
+/**
+ * The credit ledger decider: given events, when a command, then events or a tagged error;
+ * and a property run over thousands of seeded random command sequences checking that the
+ * balance is the sum of the events and never negative, reservations are never captured
+ * beyond their amount and a charge is never reversed twice. Also the price table.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  balanceEffect,
+  decideLedger,
+  evolveLedger,
+  initialLedger,
+  type LedgerCommand,
+  type LedgerEvent,
+  type LedgerState,
+} from '../../src/domain/credits/ledger.ts';
+import { finalPrice, fixedPrice, priceList, worstCase } from '../../src/domain/credits/prices.ts';
+import { fold } from '../../src/domain/decider.ts';
+
+const at = '2026-11-26T10:00:00.000Z';
+const acc = 'org_1';
+const granted = (amount: number): LedgerEvent => ({
+  type: 'CreditsGranted',
+  data: { accountId: acc, grantId: `g${amount}`, amount, source: 'purchase', expiresAt: null, note: null, at },
+});
+const reserved = (reservationId: string, amount: number): LedgerEvent => ({
+  type: 'CreditsReserved',
+  data: { accountId: acc, reservationId, amount, requestRef: `req-${reservationId}`, at },
+});
+
+function given(...events: LedgerEvent[]): LedgerState {
+  return fold(evolveLedger, initialLedger, events);
+}
+
+describe('credit ledger decider', () => {
+  it('grants a positive integer amount, and refuses zero, negative and fractional ones', () => {
+    const grant = (amount: number): LedgerCommand => ({
+      type: 'GrantCredits',
+      accountId: acc,
+      grantId: 'g1',
+      amount,
+      source: 'grant',
+      expiresAt: '2027-01-01T00:00:00.000Z',
+      note: 'welcome',
+      at,
+    });
+    assert.deepEqual(decideLedger(grant(500), initialLedger), {
+      ok: true,
+      events: [
+        {
+          type: 'CreditsGranted',
+          data: { accountId: acc, grantId: 'g1', amount: 500, source: 'grant', expiresAt: '2027-01-01T00:00:00.000Z', note: 'welcome', at },
+        },
+      ],
+    });
+    for (const amount of [0, -5, 1.5, Number.NaN]) {
+      assert.deepEqual(decideLedger(grant(amount), initialLedger), { ok: false, error: { tag: 'InvalidAmount', amount } });
+    }
+  });
+
+  it('refuses a reservation the balance does not cover, with required and balance, recording nothing', () => {
+    const decision = decideLedger(
+      { type: 'ReserveCredits', accountId: acc, reservationId: 'r1', amount: 180, requestRef: 'req-1', at },
+      given(granted(150)),
+    );
+    assert.deepEqual(decision, { ok: false, error: { tag: 'InsufficientCredits', required: 180, balance: 150 } });
+  });
+
+  it('settles a reservation: charges the final price and releases the rest in one decision', () => {
+    const state = given(granted(200), reserved('r1', 120));
+    assert.deepEqual([state.available, state.reserved], [80, 120]);
+    const decision = decideLedger({ type: 'SettleReservation', accountId: acc, reservationId: 'r1', amount: 100, at }, state);
+    assert.deepEqual(decision, {
+      ok: true,
+      events: [
+        { type: 'CreditsCharged', data: { accountId: acc, chargeId: 'r1', reservationId: 'r1', amount: 100, requestRef: 'req-r1', at } },
+        { type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at } },
+      ],
+    });
+    const after = fold(evolveLedger, state, decision.ok ? decision.events : []);
+    assert.deepEqual([after.available, after.reserved], [100, 0]);
+  });
+
+  it('refuses to capture more than was reserved', () => {
+    const state = given(granted(500), reserved('r1', 100));
+    assert.deepEqual(decideLedger({ type: 'SettleReservation', accountId: acc, reservationId: 'r1', amount: 101, at }, state), {
+      ok: false,
+      error: { tag: 'ChargeExceedsReservation', reservationId: 'r1', reserved: 100, amount: 101 },
+    });
+  });
+
+  it('records nothing when a settled reservation is settled or released again', () => {
+    const state = given(granted(500), reserved('r1', 100), {
+      type: 'CreditsReleased',
+      data: { accountId: acc, reservationId: 'r1', amount: 100, at },
+    });
+    assert.deepEqual(decideLedger({ type: 'SettleReservation', accountId: acc, reservationId: 'r1', amount: 50, at }, state), {
+      ok: true,
+      events: [],
+    });
+    assert.deepEqual(decideLedger({ type: 'ReleaseReservation', accountId: acc, reservationId: 'r1', at }, state), {
+      ok: true,
+      events: [],
+    });
+  });
+
+  it('releases a whole reservation explicitly', () => {
+    const decision = decideLedger(
+      { type: 'ReleaseReservation', accountId: acc, reservationId: 'r1', at },
+      given(granted(50), reserved('r1', 20)),
+    );
+    assert.deepEqual(decision, {
+      ok: true,
+      events: [{ type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at } }],
+    });
+  });
+
+  it('charges a fixed price once per charge id', () => {
+    const charge: LedgerCommand = { type: 'ChargeCredits', accountId: acc, chargeId: 'req-7', amount: 10, requestRef: 'req-7', at };
+    const first = decideLedger(charge, given(granted(10)));
+    assert.deepEqual(first, {
+      ok: true,
+      events: [
+        { type: 'CreditsCharged', data: { accountId: acc, chargeId: 'req-7', reservationId: null, amount: 10, requestRef: 'req-7', at } },
+      ],
+    });
+    const charged = given(granted(10), ...(first.ok ? first.events : []));
+    assert.equal(charged.available, 0);
+    assert.deepEqual(decideLedger(charge, charged), { ok: true, events: [] });
+    assert.deepEqual(decideLedger({ ...charge, chargeId: 'req-8' }, charged), {
+      ok: false,
+      error: { tag: 'InsufficientCredits', required: 10, balance: 0 },
+    });
+  });
+
+  it('keeps reservation ids and fixed-price charge ids apart (a settlement charges under the reservation id)', () => {
+    const state = given(granted(100), reserved('x1', 10), {
+      type: 'CreditsCharged',
+      data: { accountId: acc, chargeId: 'x2', reservationId: null, amount: 5, requestRef: 'x2', at },
+    });
+    assert.deepEqual(decideLedger({ type: 'ChargeCredits', accountId: acc, chargeId: 'x1', amount: 5, requestRef: 'x1', at }, state), {
+      ok: false,
+      error: { tag: 'IdInUse', id: 'x1' },
+    });
+    assert.deepEqual(decideLedger({ type: 'ReserveCredits', accountId: acc, reservationId: 'x2', amount: 5, requestRef: 'q', at }, state), {
+      ok: false,
+      error: { tag: 'IdInUse', id: 'x2' },
+    });
+  });
+
+  it('reverses a charge in full, once', () => {
+    const state = given(granted(100), {
+      type: 'CreditsCharged',
+      data: { accountId: acc, chargeId: 'r1', reservationId: null, amount: 100, requestRef: 'x', at },
+    });
+    const reverse: LedgerCommand = { type: 'ReverseCharge', accountId: acc, chargeId: 'r1', reason: 'analysis job failed', at };
+    const first = decideLedger(reverse, state);
+    assert.deepEqual(first, {
+      ok: true,
+      events: [{ type: 'ChargeReversed', data: { accountId: acc, chargeId: 'r1', amount: 100, reason: 'analysis job failed', at } }],
+    });
+    const reversed = fold(evolveLedger, state, first.ok ? first.events : []);
+    assert.equal(reversed.available, 100);
+    assert.deepEqual(decideLedger(reverse, reversed), { ok: true, events: [] });
+    assert.deepEqual(decideLedger({ ...reverse, chargeId: 'nope' }, reversed), {
+      ok: false,
+      error: { tag: 'ChargeNotFound', chargeId: 'nope' },
+    });
+  });
+});
+
+/** Mulberry32: a small seeded PRNG, so a failing sequence can be replayed from its seed. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function randomCommand(random: () => number, step: number): LedgerCommand {
+  const int = (n: number) => Math.floor(random() * n);
+  // Small id spaces, so commands often hit existing (and already settled) entries.
+  const reservationId = `r${int(8)}`;
+  const chargeId = random() < 0.5 ? reservationId : `c${int(8)}`;
+  const amount = random() < 0.05 ? [0, -3, 2.5][int(3)]! : int(150);
+  const base = { accountId: acc, at: `t${step}` };
+  switch (int(6)) {
+    case 0:
+      return { ...base, type: 'GrantCredits', grantId: `g${step}`, amount, source: 'purchase', expiresAt: null, note: null };
+    case 1:
+      return { ...base, type: 'ReserveCredits', reservationId, amount, requestRef: `q${step}` };
+    case 2:
+      return { ...base, type: 'SettleReservation', reservationId, amount };
+    case 3:
+      return { ...base, type: 'ReleaseReservation', reservationId };
+    case 4:
+      return { ...base, type: 'ChargeCredits', chargeId, amount, requestRef: chargeId };
+    default:
+      return { ...base, type: 'ReverseCharge', chargeId, reason: 'refund' };
+  }
+}
+
+describe('credit ledger properties', () => {
+  it('keeps balance = sum of events, never negative, over 5,000 random sequences', () => {
+    for (let seed = 1; seed <= 5_000; seed += 1) {
+      const random = prng(seed);
+      let state = initialLedger;
+      const log: LedgerEvent[] = [];
+      const captured = new Map<string, number>();
+      const reservedAmount = new Map<string, number>();
+      const reversals = new Map<string, number>();
+      for (let step = 0; step < 40; step += 1) {
+        const decision = decideLedger(randomCommand(random, step), state);
+        if (!decision.ok) continue;
+        for (const event of decision.events) {
+          log.push(event);
+          if (event.type === 'CreditsReserved') reservedAmount.set(event.data.reservationId, event.data.amount);
+          if (event.type === 'CreditsCharged' && event.data.reservationId !== null) {
+            const id = event.data.reservationId;
+            captured.set(id, (captured.get(id) ?? 0) + event.data.amount);
+          }
+          if (event.type === 'CreditsReleased') {
+            const id = event.data.reservationId;
+            captured.set(id, (captured.get(id) ?? 0) + event.data.amount);
+          }
+          if (event.type === 'ChargeReversed') reversals.set(event.data.chargeId, (reversals.get(event.data.chargeId) ?? 0) + 1);
+        }
+        state = fold(evolveLedger, state, decision.events);
+        const context = `seed ${seed}, step ${step}`;
+        assert.ok(state.available >= 0 && state.reserved >= 0, `never negative (${context})`);
+        const sums = log
+          .map(balanceEffect)
+          .reduce((a, b) => ({ available: a.available + b.available, reserved: a.reserved + b.reserved }), {
+            available: 0,
+            reserved: 0,
+          });
+        assert.deepEqual([state.available, state.reserved], [sums.available, sums.reserved], `balance = sum of events (${context})`);
+        assert.deepEqual(state, fold(evolveLedger, initialLedger, log), `incremental state = fresh fold (${context})`);
+        const open = Object.values(state.reservations).filter((r) => r.status === 'open');
+        assert.equal(
+          state.reserved,
+          open.reduce((n, r) => n + r.amount, 0),
+          `reserved = open reservations (${context})`,
+        );
+      }
+      for (const [id, total] of captured)
+        assert.ok(total <= (reservedAmount.get(id) ?? 0), `reservation ${id} over-captured (seed ${seed})`);
+      for (const [id, count] of reversals) assert.equal(count, 1, `charge ${id} reversed twice (seed ${seed})`);
+    }
+  });
+
+  it('decides the same from a slice holding only the named entry as from the full fold', () => {
+    for (let seed = 1; seed <= 1_000; seed += 1) {
+      const random = prng(seed * 7919);
+      let state = initialLedger;
+      for (let step = 0; step < 30; step += 1) {
+        const command = randomCommand(random, step);
+        const named = 'reservationId' in command ? command.reservationId : 'chargeId' in command ? command.chargeId : undefined;
+        const slice: LedgerState = {
+          available: state.available,
+          reserved: state.reserved,
+          reservations: named && state.reservations[named] ? { [named]: state.reservations[named] } : {},
+          charges: named && state.charges[named] ? { [named]: state.charges[named] } : {},
+        };
+        const decision = decideLedger(command, state);
+        assert.deepEqual(decideLedger(command, slice), decision, `seed ${seed}, step ${step}`);
+        if (decision.ok) state = fold(evolveLedger, state, decision.events);
+      }
+    }
+  });
+});
+
+describe('price table', () => {
+  it('prices outcomes as the spec says', () => {
+    assert.equal(fixedPrice('semanticSearch'), 10);
+    assert.equal(fixedPrice('caseDetail'), 1);
+    assert.equal(fixedPrice('pdfLink'), 5);
+    assert.equal(fixedPrice('keywordSearch'), 5);
+    assert.equal(fixedPrice('usage'), 0);
+    assert.equal(finalPrice({ endpoint: 'analyze', cacheHit: false, remoteFetched: true }), 120);
+    assert.equal(finalPrice({ endpoint: 'analyze', cacheHit: true, remoteFetched: false }), 1);
+    assert.equal(finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: true }), 1);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', matched: false, adjudicated: true }), 100);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', matched: true, adjudicated: true }), 180);
+    assert.equal(finalPrice({ endpoint: 'partyScreenBatch', matchedItems: 2, noMatchItems: 3 }), 260);
+    assert.equal(finalPrice({ endpoint: 'requestTimeline', liveFetchStarted: false }), 0);
+  });
+
+  it('reserves the worst case a request can reach', () => {
+    assert.equal(worstCase({ endpoint: 'analyze', allowRemoteFetch: true }), 120);
+    assert.equal(worstCase({ endpoint: 'analyze', allowRemoteFetch: false }), 100);
+    assert.equal(worstCase({ endpoint: 'partyScreen', adjudicate: true }), 180);
+    assert.equal(worstCase({ endpoint: 'partyScreenBatch', items: 25 }), 2_500);
+    assert.equal(worstCase({ endpoint: 'analyzeConsolidated' }), 400);
+    assert.ok(priceList().some((p) => p.path === '/cases/:id/analyze' && p.price.includes('+20')));
+  });
+});
