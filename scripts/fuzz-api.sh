@@ -28,6 +28,6 @@ field() { node -e 'process.stdout.write(String(JSON.parse(require("fs").readFile
 user_id=$(node bin/court-records.mjs admin user create --email fuzz@lawfirm.example --name Fuzz --tier enterprise | field userId)
 api_key=$(node bin/court-records.mjs admin key create --user "$user_id" --name fuzz | field fullKey)
 
-st run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
+st --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
   --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1 \
   -H "X-API-Key: $api_key"

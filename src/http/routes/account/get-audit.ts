@@ -21,14 +21,10 @@ export interface AuditDeps {
   readonly userOrganization: (userId: string) => Promise<string | null | undefined>;
 }
 
-/** An ISO 8601 timestamp with a time of day and a zone; a plain date is refused. */
-const timestamp = z
-  .string()
-  .regex(
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/,
-    'expected an ISO 8601 timestamp such as 2026-11-01T00:00:00Z',
-  )
-  .refine((v) => !Number.isNaN(Date.parse(v)), 'not a real date and time');
+/** An ISO 8601 timestamp with a time of day and a zone (RFC 3339); a plain date is refused. */
+const timestamp = z.iso
+  .datetime({ offset: true })
+  .openapi({ example: '2026-11-01T00:00:00Z', description: 'ISO 8601 timestamp; a plain date (2026-11-01) is refused.' });
 
 const Query = z.object({
   organizationId: z
