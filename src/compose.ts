@@ -14,6 +14,8 @@ import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireApplication } from './wiring.ts';
 import { openAnalyticsStore } from './adapters/clickhouse/open.ts';
+import { unavailableAnalyticsStore } from './adapters/clickhouse/unavailable-store.ts';
+import type { AnalyticsStore } from './ports/analytics.ts';
 import { migrateAnalytics } from './adapters/clickhouse/migrate.ts';
 import { findUserOrganization } from './adapters/postgres/key-lookup.ts';
 import { AuditQueries } from './application/audit/audit-queries.ts';
@@ -79,6 +81,19 @@ async function openSharedStores(config: Config, clock: Clock): Promise<SharedSto
   };
 }
 
+/** The analytics store, or, if it cannot be opened, one that refuses: the API still serves. */
+async function openAnalytics(config: Config, logger: Logger): Promise<{ store: AnalyticsStore; ready: boolean }> {
+  try {
+    const store = await openAnalyticsStore({ CLICKHOUSE_URL: config.CLICKHOUSE_URL, DATA_DIR: config.DATA_DIR });
+    const migrated = await migrateAnalytics(store);
+    logger.info({ analytics: store.kind, applied: migrated.applied }, 'analytics store ready');
+    return { store, ready: true };
+  } catch (err) {
+    logger.error({ err }, 'analytics store unavailable: /audit and /usage will answer 502; audit events wait in Postgres');
+    return { store: unavailableAnalyticsStore(err instanceof Error ? err.message : String(err)), ready: false };
+  }
+}
+
 export async function composeService(
   config: Config,
   options: { socketAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger },
@@ -89,9 +104,7 @@ export async function composeService(
   const migrated = await migrate(database.db);
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
   const stores = await openSharedStores(config, clock);
-  const analytics = await openAnalyticsStore({ CLICKHOUSE_URL: config.CLICKHOUSE_URL, DATA_DIR: config.DATA_DIR });
-  const analyticsMigrated = await migrateAnalytics(analytics);
-  logger.info({ analytics: analytics.kind, applied: analyticsMigrated.applied }, 'analytics store ready');
+  const analytics = await openAnalytics(config, logger);
   const application = wireApplication({
     db: database.db,
     cache: stores.cache,
@@ -110,13 +123,13 @@ export async function composeService(
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
 
-  const auditProjector = new ProjectorRunner(database.db, auditToClickHouse(analytics), {
+  const auditProjector = new ProjectorRunner(database.db, auditToClickHouse(analytics.store), {
     now: () => clock.now(),
     idleMs: 250,
     onError: (err) => logger.warn({ err }, 'audit projection to ClickHouse failed; will retry'),
   });
 
-  const auditQueries = new AuditQueries(analytics);
+  const auditQueries = new AuditQueries(analytics.store);
   const app = createApp({
     basePath: config.API_BASE_PATH,
     version: config.APP_VERSION,
@@ -164,7 +177,7 @@ export async function composeService(
     logger,
     startBackground: async () => {
       application.invalidator.start();
-      auditProjector.start();
+      if (analytics.ready) auditProjector.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
@@ -173,7 +186,7 @@ export async function composeService(
     close: async () => {
       await application.invalidator.stop();
       await auditProjector.stop();
-      await analytics.close();
+      await analytics.store.close();
       await stores.close();
       await database.close();
     },
