@@ -73,7 +73,7 @@ export function wireApplication(options: WiringOptions) {
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
   const idempotency = new IdempotencyService({ store, clock });
-  const audit = new AuditRecorder({ store, ids: options.ids });
+  const audit = new AuditRecorder({ db, store, ids: options.ids });
   const credits = new CreditsService({ db, store, clock, ids: options.ids });
   return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
 }

@@ -66,6 +66,18 @@ describe('audit capture', () => {
     assert.equal(after.at(-1)!.status, 403);
   });
 
+  it('has every one of 50 parallel calls committed to the trail by the time it answers', async () => {
+    const before = (await recorded()).length;
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, async () => test.app.request(`${BASE}/me`, { headers: { 'X-API-Key': fixture.keys.member } })),
+    );
+    assert.ok(responses.every((r) => r.status === 200));
+    const after = await recorded();
+    assert.equal(after.length, before + 50);
+    const ids = new Set(after.slice(before).map((e) => e.requestId));
+    assert.deepEqual(ids, new Set(responses.map((r) => r.headers.get('x-request-id'))));
+  });
+
   it('bounds a huge user agent', async () => {
     await test.app.request(`${BASE}/me`, { headers: { 'X-API-Key': fixture.keys.active, 'User-Agent': 'x'.repeat(5000) } });
     assert.equal((await recorded()).at(-1)!.userAgent.length, 512);

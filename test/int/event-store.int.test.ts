@@ -110,6 +110,21 @@ for (const factory of databases) {
       assert.equal((await store.readStream('new-1')).events.length, 1);
     });
 
+    it('starts many one-event streams in one go, and refuses the whole batch if one exists', async () => {
+      const store = new PostgresEventStore(database.db);
+      const item = (id: string) => ({ streamId: id, event: { type: 'Noted', data: { id } }, metadata: metadata(id) });
+      await database.db.transaction().execute((trx) => store.startStreams([item('bulk-1'), item('bulk-2'), item('bulk-3')], 'bulk', trx));
+      assert.deepEqual(
+        (await store.readStream('bulk-2')).events.map((e) => [e.streamPosition, e.data]),
+        [[1, { id: 'bulk-2' }]],
+      );
+      await assert.rejects(
+        database.db.transaction().execute((trx) => store.startStreams([item('bulk-4'), item('bulk-1')], 'bulk', trx)),
+        (e: unknown) => e instanceof VersionConflictError && e.streamId === 'bulk-1',
+      );
+      assert.equal((await store.readStream('bulk-4')).version, 0);
+    });
+
     it('refuses to update, delete or truncate an event, whoever asks', async () => {
       const store = new PostgresEventStore(database.db);
       await store.append('immutable-1', 0, [{ type: 'A', data: { v: 1 } }], { streamType: 't', metadata: metadata('i') });

@@ -57,6 +57,53 @@ export class PostgresEventStore {
     return this.db.transaction().execute((trx) => this.#appendIn(trx, streamId, expected, events, options));
   }
 
+  /**
+   * Starts many new streams of one event each, in two multi-row statements: for high-volume
+   * facts with no invariant across events (audit records). Any stream that already exists
+   * makes the whole batch conflict, as appending at version 0 would.
+   */
+  async startStreams(
+    items: readonly { streamId: string; event: NewEvent; metadata: EventMetadata }[],
+    streamType: string,
+    trx: Trx,
+  ): Promise<void> {
+    if (items.length === 0) return;
+    const created = await trx
+      .insertInto('streams')
+      .values(
+        items.map((i) => ({
+          streamId: i.streamId,
+          streamType,
+          version: 1,
+          createdAt: new Date(i.metadata.occurredAt),
+          updatedAt: new Date(i.metadata.occurredAt),
+        })),
+      )
+      .onConflict((oc) => oc.column('streamId').doNothing())
+      .returning('streamId')
+      .execute();
+    if (created.length !== items.length) {
+      const fresh = new Set(created.map((r) => r.streamId));
+      throw new VersionConflictError(items.find((i) => !fresh.has(i.streamId))?.streamId ?? '', 0);
+    }
+    const rows = await trx
+      .insertInto('events')
+      .values(
+        items.map((i) => ({
+          streamId: i.streamId,
+          streamPosition: 1,
+          type: i.event.type,
+          schemaVersion: i.event.schemaVersion ?? 1,
+          data: i.event.data,
+          metadata: i.metadata,
+          recordedAt: new Date(i.metadata.occurredAt),
+        })),
+      )
+      .returningAll()
+      .execute();
+    await this.#project(trx, rows.map(toRecorded));
+  }
+
   async readStream(streamId: string, from = 1, trx?: Trx): Promise<ReadStreamResult> {
     const executor = trx ?? this.db;
     const rows = await executor
@@ -107,12 +154,16 @@ export class PostgresEventStore {
       .returningAll()
       .execute();
     const recorded = rows.map(toRecorded);
+    await this.#project(trx, recorded);
+    const last = recorded[recorded.length - 1];
+    return { nextExpectedVersion: current + events.length, lastGlobalPosition: last ? last.globalPosition : 0 };
+  }
+
+  async #project(trx: Trx, recorded: readonly RecordedEvent[]): Promise<void> {
     for (const projection of this.inline) {
       const relevant = recorded.filter((e) => projection.handles.includes(e.type));
       if (relevant.length > 0) await projection.apply(trx, relevant);
     }
-    const last = recorded[recorded.length - 1];
-    return { nextExpectedVersion: current + events.length, lastGlobalPosition: last ? last.globalPosition : 0 };
   }
 
   /** Moves the stream version forward, or throws a conflict; returns the version before. */
