@@ -16,6 +16,8 @@ import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { securityMatrix } from '../support/security-matrix.ts';
+import { openPglite } from '../../src/db/open.ts';
 
 type UsageBody = {
   data: {
@@ -35,6 +37,7 @@ describe('GET /usage', () => {
   let analytics: ChdbAnalyticsStore;
   let dataDir: string;
   let test: TestApp;
+  let down: TestApp;
   let fixture: AccessFixture;
   const clock = new SettableClock(new Date('2026-11-26T10:00:00Z'));
 
@@ -52,12 +55,17 @@ describe('GET /usage', () => {
     assert.ok(charged.ok);
     for (let i = 0; i < 4; i += 1) await test.app.request(`${BASE}/me`, { headers: { 'X-API-Key': fixture.keys.member } });
     await new ProjectorRunner(database.db, auditToClickHouse(analytics), { now: () => clock.now() }).catchUp();
+    const closed = await openPglite(undefined);
+    await closed.close();
+    down = buildTestApp({ db: closed.db, clock, analytics });
   });
   after(async () => {
     await analytics.close();
     await database.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  securityMatrix({ method: 'GET', path: '/usage', okStatus: 200 }, () => ({ app: test.app, fixture, appWithIdentityDown: down.app }));
 
   it("reports the organisation's balance, the month's calls per endpoint, limits and prices", async () => {
     const res = await test.app.request(`${BASE}/usage`, { headers: { 'X-API-Key': fixture.keys.active } });

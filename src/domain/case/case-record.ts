@@ -3,7 +3,7 @@
  * shape whatever the source. Source oddities are kept as given and listed in `quirks`
  * (an SC judgment dated 1902 for a 2002 appeal stays 1902, flagged), so nothing the
  * courts published is silently rewritten. Pure: no IO, no clock; hashing is done by the
- * ingest layer over `canonicalJson`.
+ * ingest layer over `canonicalJson` (src/domain/canonical-json.ts).
  */
 import { normaliseCaseNumber } from './case-number.ts';
 import { yearOf } from './dates.ts';
@@ -118,14 +118,4 @@ export function titleFromParties(petitioners: Party[], respondents: Party[]): st
   const b = side(respondents);
   if (a && b) return `${a} v. ${b}`;
   return a || b || null;
-}
-
-/** JSON with object keys sorted, so equal content always hashes equal. */
-export function canonicalJson(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }

@@ -7,6 +7,7 @@
  */
 import type { MiddlewareHandler } from 'hono';
 import type { IdempotencyService } from '../../application/idempotency/idempotency-service.ts';
+import { canonicalJson } from '../../domain/canonical-json.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/idempotency/idempotency.ts';
 import { ApiError } from '../api-error.ts';
 import type { AppEnv } from '../env.ts';
@@ -22,18 +23,11 @@ export const checkIdempotencyKeyFormat: MiddlewareHandler<AppEnv> = async (c, ne
   await next();
 };
 
-function canonical(value: unknown): string {
-  if (value === null || typeof value !== 'object') return JSON.stringify(value);
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-}
-
 /** Same method, path and JSON meaning (key order and whitespace aside) give the same print. */
 async function fingerprint(method: string, path: string, bodyText: string): Promise<string> {
   let body = bodyText;
   try {
-    body = bodyText.trim() === '' ? '' : canonical(JSON.parse(bodyText));
+    body = bodyText.trim() === '' ? '' : canonicalJson(JSON.parse(bodyText));
   } catch {
     // Unparseable bodies never get this far (MALFORMED_JSON); hash the text as it came.
   }
