@@ -15,6 +15,8 @@ import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, TEST_CLIENT_HEADER, type TestApp } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { securityMatrix } from '../support/security-matrix.ts';
+import { openPglite } from '../../src/db/open.ts';
 
 type AuditBody = {
   success: boolean;
@@ -39,6 +41,7 @@ describe('GET /audit', () => {
   let analytics: ChdbAnalyticsStore;
   let dataDir: string;
   let test: TestApp;
+  let down: TestApp;
   let fixture: AccessFixture;
   let projector: ProjectorRunner;
   const clock = new SettableClock(new Date('2026-11-26T10:00:00Z'));
@@ -58,12 +61,18 @@ describe('GET /audit', () => {
     await me(fixture.keys.member);
     await me(fixture.keys.allowlisted, '198.51.100.7');
     await projector.catchUp();
+    const closed = await openPglite(undefined);
+    await closed.close();
+    down = buildTestApp({ db: closed.db, clock, analytics });
   });
   after(async () => {
     await analytics.close();
     await database.close();
     rmSync(dataDir, { recursive: true, force: true });
   });
+
+  // Without organizationId or userId a call that passes the gate is a 400 from the handler.
+  securityMatrix({ method: 'GET', path: '/audit', okStatus: 400 }, () => ({ app: test.app, fixture, appWithIdentityDown: down.app }));
 
   const audit = (query: string, key = fixture.keys.active) => test.app.request(`${BASE}/audit?${query}`, { headers: { 'X-API-Key': key } });
 

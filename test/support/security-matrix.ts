@@ -15,7 +15,7 @@ export interface KeyedRoute {
   readonly method: 'GET' | 'POST' | 'DELETE';
   readonly path: string;
   readonly body?: unknown;
-  /** Status of a successful call (the "rotated within grace" case must reach it). */
+  /** Status of a call that passes the gate (the "rotated within grace" case must reach it). */
   readonly okStatus: number;
 }
 
