@@ -6,28 +6,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { AccountsService } from '../../src/application/accounts/accounts-service.ts';
-import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
+import { createAccessFixture, enterpriseUser, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, TEST_CLIENT_HEADER, type TestApp } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 
 const operator = { kind: 'operator' } as const;
 
 async function userWithKeys(accounts: AccountsService, organizationId: string | null, count: number, overrides = {}) {
-  const registered = await accounts.registerUser(
-    {
-      email: `limits.${Date.now()}.${Math.random().toString(36).slice(2)}@lawfirm.example`,
-      name: 'Limits',
-      tier: 'enterprise',
-      organizationId,
-      role: 'MEMBER',
-      trial: false,
-      emailVerified: true,
-      apiAccess: true,
-      password: null,
-      limitOverrides: overrides,
-    },
-    operator,
-  );
+  const email = `limits.${Date.now()}.${Math.random().toString(36).slice(2)}@lawfirm.example`;
+  const registered = await accounts.registerUser(enterpriseUser(email, { organizationId, limitOverrides: overrides }), operator);
   assert.ok(registered.ok);
   const keys: string[] = [];
   for (let i = 0; i < count; i += 1) {

@@ -4,12 +4,9 @@
  * spec's parameters and scope rules. Replaying the projection never double counts.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openChdbStore, type ChdbAnalyticsStore } from '../../src/adapters/clickhouse/chdb-store.ts';
-import { migrateAnalytics } from '../../src/adapters/clickhouse/migrate.ts';
+import type { ChdbAnalyticsStore } from '../../src/adapters/clickhouse/chdb-store.ts';
+import { openTestAnalytics } from '../support/analytics.ts';
 import { auditToClickHouse } from '../../src/projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
@@ -39,7 +36,7 @@ type AuditBody = {
 describe('GET /audit', () => {
   let database: TestDatabase;
   let analytics: ChdbAnalyticsStore;
-  let dataDir: string;
+  let closeAnalytics: () => Promise<void>;
   let test: TestApp;
   let down: TestApp;
   let fixture: AccessFixture;
@@ -48,9 +45,7 @@ describe('GET /audit', () => {
 
   before(async () => {
     database = await databases[0]!.open();
-    dataDir = mkdtempSync(join(tmpdir(), 'audit-chdb-'));
-    analytics = await openChdbStore(dataDir);
-    await migrateAnalytics(analytics);
+    ({ store: analytics, close: closeAnalytics } = await openTestAnalytics());
     test = buildTestApp({ db: database.db, clock, analytics });
     await test.application.invalidator.poll();
     fixture = await createAccessFixture(test.application.accounts, clock);
@@ -66,9 +61,8 @@ describe('GET /audit', () => {
     down = buildTestApp({ db: closed.db, clock, analytics });
   });
   after(async () => {
-    await analytics.close();
+    await closeAnalytics();
     await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   // Without organizationId or userId a call that passes the gate is a 400 from the handler.

@@ -5,12 +5,9 @@
  * one price table.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { openChdbStore, type ChdbAnalyticsStore } from '../../src/adapters/clickhouse/chdb-store.ts';
-import { migrateAnalytics } from '../../src/adapters/clickhouse/migrate.ts';
+import type { ChdbAnalyticsStore } from '../../src/adapters/clickhouse/chdb-store.ts';
+import { openTestAnalytics } from '../support/analytics.ts';
 import { auditToClickHouse } from '../../src/projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
@@ -35,7 +32,7 @@ type UsageBody = {
 describe('GET /usage', () => {
   let database: TestDatabase;
   let analytics: ChdbAnalyticsStore;
-  let dataDir: string;
+  let closeAnalytics: () => Promise<void>;
   let test: TestApp;
   let down: TestApp;
   let fixture: AccessFixture;
@@ -43,9 +40,7 @@ describe('GET /usage', () => {
 
   before(async () => {
     database = await databases[0]!.open();
-    dataDir = mkdtempSync(join(tmpdir(), 'usage-chdb-'));
-    analytics = await openChdbStore(dataDir);
-    await migrateAnalytics(analytics);
+    ({ store: analytics, close: closeAnalytics } = await openTestAnalytics());
     test = buildTestApp({ db: database.db, clock, analytics });
     await test.application.invalidator.poll();
     fixture = await createAccessFixture(test.application.accounts, clock);
@@ -60,9 +55,8 @@ describe('GET /usage', () => {
     down = buildTestApp({ db: closed.db, clock, analytics });
   });
   after(async () => {
-    await analytics.close();
+    await closeAnalytics();
     await database.close();
-    rmSync(dataDir, { recursive: true, force: true });
   });
 
   securityMatrix({ method: 'GET', path: '/usage', okStatus: 200 }, () => ({ app: test.app, fixture, appWithIdentityDown: down.app }));

@@ -36,6 +36,23 @@ function unwrap<T>(result: { ok: true; value: T } | { ok: false; error: { tag: s
   return result.value;
 }
 
+/** An entitled, verified Enterprise member with API access: tests override what they vary. */
+export function enterpriseUser(email: string, over: Partial<NewUser> = {}): NewUser {
+  return {
+    email,
+    name: `Test ${email.split('@')[0] ?? ''}`,
+    tier: 'enterprise',
+    organizationId: null,
+    role: 'MEMBER',
+    trial: false,
+    emailVerified: true,
+    apiAccess: true,
+    password: null,
+    limitOverrides: {},
+    ...over,
+  };
+}
+
 let counter = 0;
 
 export async function createAccessFixture(accounts: AccountsService, clock: SettableClock): Promise<AccessFixture> {
@@ -55,24 +72,7 @@ export async function createAccessFixture(accounts: AccountsService, clock: Sett
   ).organizationId;
 
   const user = async (label: string, over: Partial<NewUser> & { tier?: Tier } = {}) =>
-    unwrap(
-      await accounts.registerUser(
-        {
-          email: `${label}.${run}@lawfirm.example`,
-          name: `Test ${label}`,
-          tier: 'enterprise',
-          organizationId,
-          role: 'MEMBER',
-          trial: false,
-          emailVerified: true,
-          apiAccess: true,
-          password: null,
-          limitOverrides: {},
-          ...over,
-        },
-        operator,
-      ),
-    ).userId;
+    unwrap(await accounts.registerUser(enterpriseUser(`${label}.${run}@lawfirm.example`, { organizationId, ...over }), operator)).userId;
   const key = async (userId: string) => unwrap(await accounts.createKey(userId, 'matrix', operator)).fullKey;
   const keyRecord = async (userId: string) => unwrap(await accounts.createKey(userId, 'matrix', operator));
 
