@@ -1,0 +1,82 @@
+/**
+ * The keyword search index port. Two adapters stand behind it (PostgreSQL full-text search,
+ * the embedded default, and Meilisearch when MEILI_URL is set) and one contract test suite
+ * runs against every adapter present. The index holds one document per case; a case
+ * restricted under the removal policy stays in the index flagged `withheld`, so a search
+ * can say that a matching record was left out (meta.someRecordsWithheld) without ever
+ * returning it.
+ */
+
+/** What the index stores for one case: the fields search matches, filters and sorts on. */
+export interface SearchDocument {
+  readonly caseId: string;
+  /** As printed by the source, e.g. "C.A. No.-001918-001918 - 2015". */
+  readonly caseNumber: string;
+  /** `normaliseCaseNumber(caseNumber)`: one searchable form of the number. */
+  readonly caseNumberNormalised: string;
+  /** Stored court code of the case row (e.g. "SC", an HC code). */
+  readonly courtCode: string;
+  readonly courtName: string;
+  readonly caseType: string | null;
+  readonly title: string | null;
+  readonly petitioners: readonly string[];
+  readonly respondents: readonly string[];
+  /** Exact stored spellings; the judgeName filter matches these exactly. */
+  readonly judges: readonly string[];
+  /** YYYY-MM-DD or null. */
+  readonly decisionDate: string | null;
+  readonly decisionYear: number | null;
+  /** Headnote or summary when the source has one. */
+  readonly summary: string | null;
+  /** Full judgment text when held; may be long (Meilisearch chunks it). */
+  readonly text: string | null;
+  /** Restricted or de-indexed: never returned, only counted as withheld. */
+  readonly withheld: boolean;
+}
+
+/** Filters already resolved by the route: court codes, case-type codes, exact judge spellings. */
+export interface SearchFilters {
+  readonly courtCodes?: readonly string[];
+  readonly years?: readonly number[];
+  readonly caseTypes?: readonly string[];
+  readonly judges?: readonly string[];
+  /** Inclusive YYYY-MM-DD bounds on the decision date. */
+  readonly fromDate?: string;
+  readonly toDate?: string;
+}
+
+export type SearchSort = 'relevance' | 'recent' | 'oldest';
+
+export interface SearchRequest {
+  /** Trimmed, non-empty user text: words, party names or a case number in any printed form. */
+  readonly query: string;
+  readonly filters: SearchFilters;
+  readonly sort: SearchSort;
+  readonly offset: number;
+  readonly limit: number;
+}
+
+export interface SearchHit {
+  readonly caseId: string;
+  /** Adapter-specific relevance, higher is better; only comparable within one response. */
+  readonly score: number;
+}
+
+export interface SearchResult {
+  readonly hits: readonly SearchHit[];
+  /** Matching documents that are not withheld. */
+  readonly total: number;
+  /** Whether at least one withheld document matched the query and filters. */
+  readonly withheld: boolean;
+}
+
+export interface SearchIndex {
+  readonly name: 'postgres' | 'meilisearch';
+  search(request: SearchRequest): Promise<SearchResult>;
+  /** Inserts or replaces documents by caseId; durable when the promise resolves. */
+  upsert(documents: readonly SearchDocument[]): Promise<void>;
+  /** Drops documents entirely (a case gone from the store). Unknown ids are ignored. */
+  remove(caseIds: readonly string[]): Promise<void>;
+  /** Resolves when the index answers; rejects otherwise (health checks). */
+  ping(): Promise<void>;
+}
