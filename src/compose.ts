@@ -12,7 +12,11 @@ import { MemoryRateLimiter } from './adapters/memory/rate-limiter.ts';
 import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
 import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
-import { wireApplication } from './wiring.ts';
+import { wireApplication, wireResearch } from './wiring.ts';
+import { PostgresSearchIndex } from './adapters/postgres/search-index.ts';
+import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
+import { storeJudgmentDocuments } from './corpus/store-documents.ts';
+import { SearchIndexProjector } from './projections/search-index-projector.ts';
 import { openAnalyticsStore } from './adapters/clickhouse/open.ts';
 import { unavailableAnalyticsStore } from './adapters/clickhouse/unavailable-store.ts';
 import type { AnalyticsStore } from './ports/analytics.ts';
@@ -27,7 +31,7 @@ import type { DistinctCounter } from './ports/distinct-counter.ts';
 import { meilisearchProbe } from './adapters/meilisearch/probe.ts';
 import { postgresProbes } from './adapters/postgres/probes.ts';
 import { connectRedis, RedisCache } from './adapters/redis/cache.ts';
-import type { Config } from './config.ts';
+import { publicBaseUrl, type Config } from './config.ts';
 import { autoIngest } from './corpus/auto-ingest.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
@@ -105,6 +109,7 @@ export async function composeService(
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
   const stores = await openSharedStores(config, clock);
   const analytics = await openAnalytics(config, logger);
+  const keyHashSecret = config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
   const application = wireApplication({
     db: database.db,
     cache: stores.cache,
@@ -112,7 +117,7 @@ export async function composeService(
     ids: randomIds,
     logger,
     keyPrefixes: config.API_KEY_PREFIXES,
-    keyHashSecret: config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret')),
+    keyHashSecret,
     entitledTiers: config.API_PLANS,
     keyCachePollMs: config.KEY_CACHE_POLL_MS,
   });
@@ -127,6 +132,26 @@ export async function composeService(
     now: () => clock.now(),
     idleMs: 250,
     onError: (err) => logger.warn({ err }, 'audit projection to ClickHouse failed; will retry'),
+  });
+
+  const searchIndex = new PostgresSearchIndex(database.db);
+  const searchProjector = new SearchIndexProjector(database.db, searchIndex, {
+    kind: database.kind,
+    now: () => clock.now(),
+    onError: (err) => logger.warn({ err }, 'search index projection failed; will retry'),
+  });
+  const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: publicBaseUrl(config) }, clock);
+  const research = wireResearch({
+    db: database.db,
+    application,
+    index: searchIndex,
+    documents: documents.storage,
+    documentLinks: documents.links,
+    counter: stores.distinctKeys,
+    clock,
+    secret: keyHashSecret,
+    topUpUrl: config.TOP_UP_URL,
+    corpusDir: config.CORPUS_DIR,
   });
 
   const auditQueries = new AuditQueries(analytics.store);
@@ -169,6 +194,7 @@ export async function composeService(
       credits: application.credits,
       db: database.db,
     },
+    research,
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
 
@@ -178,14 +204,20 @@ export async function composeService(
     startBackground: async () => {
       application.invalidator.start();
       if (analytics.ready) auditProjector.start();
+      searchProjector.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
+      await storeJudgmentDocuments({ db: database.db, storage: documents.storage, now: () => clock.now() })
+        .then((report) => logger.info({ documents: documents.storage.backend, ...report }, 'judgment documents stored'))
+        .catch((err: unknown) => logger.warn({ err }, 'storing judgment documents failed'));
       await application.coverage.refresh().catch((err: unknown) => logger.warn({ err }, 'coverage warm-up failed'));
     },
     close: async () => {
       await application.invalidator.stop();
       await auditProjector.stop();
+      await searchProjector.stop();
+      documents.close();
       await analytics.store.close();
       await stores.close();
       await database.close();

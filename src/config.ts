@@ -72,6 +72,20 @@ const schema = z.object({
     .pipe(z.array(z.enum(TIERS)).min(1)),
   TRUSTED_PROXIES: csv,
   KEY_CACHE_POLL_MS: z.coerce.number().int().min(20).max(1000).default(200),
+  /** Absolute URL of the API root as clients reach it; local document links point here. Default: http://HOST:PORT + API_BASE_PATH. */
+  PUBLIC_BASE_URL: optionalUrl,
+  DOCUMENT_URL_SECRET: z.string().min(32, 'DOCUMENT_URL_SECRET must be at least 32 characters').optional(),
+  S3_BUCKET: z.string().optional(),
+  S3_REGION: z.string().optional(),
+  S3_ENDPOINT: optionalUrl,
+  S3_FORCE_PATH_STYLE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
+  S3_ACCESS_KEY_ID: z.string().optional(),
+  S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** Where a 402 sends callers to buy credits: the deployment's billing page. */
+  TOP_UP_URL: z.string().default('/dashboard/billing'),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };
@@ -92,4 +106,10 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error('Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)');
   }
   return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
+}
+
+/** Where clients reach the API: PUBLIC_BASE_URL, else this listener (a wildcard host read as localhost). */
+export function publicBaseUrl(config: Config): string {
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+  return config.PUBLIC_BASE_URL ?? `http://${host.includes(':') ? `[${host}]` : host}:${config.PORT}${config.API_BASE_PATH}`;
 }

@@ -26,6 +26,19 @@ import { creditsReadModel } from './application/credits/read-model.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
+import { SearchCursorCodec } from './adapters/crypto/search-cursor-codec.ts';
+import { watermarkTagger } from './adapters/crypto/watermark-tag.ts';
+import { readStoredBenches } from './adapters/postgres/stored-benches.ts';
+import { CaseReader } from './application/cases/case-reader.ts';
+import { ReadQuotas } from './application/cases/read-quotas.ts';
+import { JudgeDirectory } from './application/judges/judge-directory.ts';
+import { KeywordSearch } from './application/search/keyword-search.ts';
+import { readHcJudgeProfiles } from './corpus/hc-judges.ts';
+import { embed } from './domain/watermark/embed.ts';
+import type { ResearchDeps } from './http/research-deps.ts';
+import type { DistinctCounter } from './ports/distinct-counter.ts';
+import type { DocumentLinkVerifier, DocumentStorage } from './ports/document-storage.ts';
+import type { SearchIndex } from './ports/search-index.ts';
 import type { Cache } from './ports/cache.ts';
 import type { Clock, IdGenerator } from './ports/clock.ts';
 
@@ -79,3 +92,41 @@ export function wireApplication(options: WiringOptions) {
 }
 
 export type Application = ReturnType<typeof wireApplication>;
+
+export interface ResearchWiringOptions {
+  readonly db: Db;
+  readonly application: Application;
+  readonly index: SearchIndex;
+  readonly documents: DocumentStorage;
+  readonly documentLinks: DocumentLinkVerifier | null;
+  /** Holds the per-account read quotas (Redis in production). */
+  readonly counter: DistinctCounter;
+  readonly clock: Clock;
+  /** Signs search cursors and keys the account watermarks; the key-hash secret serves, under distinct labels. */
+  readonly secret: string;
+  readonly topUpUrl: string;
+  readonly corpusDir: string | undefined;
+}
+
+/** The research routes' object graph (search, judges, cases, PDFs), shared by the service and the tests. */
+export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
+  const { db, clock } = options;
+  const cases = new CaseReader(db);
+  const tagOf = watermarkTagger(options.secret);
+  return {
+    cases,
+    quotas: new ReadQuotas({ counter: options.counter, clock }),
+    judges: new JudgeDirectory({
+      storedBenches: () => readStoredBenches(db),
+      profiles: () => readHcJudgeProfiles(options.corpusDir),
+      clock,
+    }),
+    search: new KeywordSearch({ index: options.index, cases, clock }),
+    cursors: new SearchCursorCodec(options.secret),
+    documents: options.documents,
+    documentLinks: options.documentLinks,
+    charging: { credits: options.application.credits, topUpUrl: options.topUpUrl },
+    watermark: (accountId, text) => embed(text, tagOf(accountId)),
+    clock,
+  };
+}

@@ -2,17 +2,33 @@
  * `court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl`:
  * every credit ledger event recorded in [from, to) with its account's running balance
  * after it, on stdout, for reconciliation against payments. csv has a header row; jsonl
- * is one JSON object per line. It reads the database the service uses (DATABASE_URL,
- * else PGlite in DATA_DIR). A bad command line prints usage on stderr and exits 2.
+ * is one JSON object per line.
+ *
+ * `court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]`:
+ * checks balances against the ledger, charges against the audit trail and ClickHouse
+ * usage against charges (see application/credits/reconcile.ts), prints each difference and
+ * a summary. Exit 0: clean; 1: differences; 3: no differences, but the ClickHouse check
+ * could not run, so the books are not known to agree.
+ *
+ * Both read the database the service uses (DATABASE_URL, else PGlite in DATA_DIR), and
+ * reconcile the analytics store it uses (CLICKHOUSE_URL, else chdb in DATA_DIR). A bad
+ * command line prints usage on stderr and exits 2.
  */
 import { parseArgs } from 'node:util';
+import { openAnalyticsStore, type OpenedAnalyticsStore } from '../adapters/clickhouse/open.ts';
 import { exportLedger, LEDGER_ROW_COLUMNS, type LedgerRow } from '../application/credits/ledger-export.ts';
+import { reconcileLedger, type ReconcileDifference, type ReconcileReport } from '../application/credits/reconcile.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
 
-const USAGE = 'usage: court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl';
+const USAGE = `usage: court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl
+       court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]`;
 const FORMATS = ['csv', 'jsonl'] as const;
 type Format = (typeof FORMATS)[number];
+const RECONCILE_FORMATS = ['text', 'json'] as const;
+type ReconcileFormat = (typeof RECONCILE_FORMATS)[number];
+/** Reconciliation found no difference but could not run every check. */
+const INCOMPLETE = 3;
 
 export interface FinanceIo {
   readonly stdout: { write(chunk: string): unknown };
@@ -22,12 +38,23 @@ export interface FinanceIo {
 
 class UsageError extends Error {}
 
-interface Request {
+interface ExportRequest {
+  readonly action: 'export';
   readonly from: Date;
   readonly to: Date;
   readonly accountId?: string;
   readonly format: Format;
 }
+
+interface ReconcileRequest {
+  readonly action: 'reconcile';
+  readonly from?: Date;
+  readonly to?: Date;
+  readonly accountId?: string;
+  readonly format: ReconcileFormat;
+}
+
+type Request = ExportRequest | ReconcileRequest;
 
 /** An ISO 8601 date or timestamp; a bare date is midnight UTC. */
 function instant(value: string | undefined, name: string): Date {
@@ -39,7 +66,7 @@ function instant(value: string | undefined, name: string): Date {
 function parse(args: readonly string[]): Request | 'help' {
   const [action, ...rest] = args;
   if (action === undefined || action === '--help' || action === '-h') return 'help';
-  if (action !== 'export') throw new UsageError(`unknown command: finance ${action}`);
+  if (action !== 'export' && action !== 'reconcile') throw new UsageError(`unknown command: finance ${action}`);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
@@ -52,14 +79,23 @@ function parse(args: readonly string[]): Request | 'help' {
     throw new UsageError(error instanceof Error ? error.message : String(error));
   }
   const text = (name: string) => (typeof values[name] === 'string' ? values[name] : undefined);
+  const accountId = text('account')?.trim();
+  if (accountId === '') throw new UsageError('--account must not be empty');
+  const account = accountId === undefined ? {} : { accountId };
+  if (action === 'reconcile') {
+    const from = text('from') === undefined ? undefined : instant(text('from'), 'from');
+    const to = text('to') === undefined ? undefined : instant(text('to'), 'to');
+    if (from && to && from >= to) throw new UsageError('--from must be before --to');
+    const format = RECONCILE_FORMATS.find((f) => f === (text('format') ?? 'text'));
+    if (!format) throw new UsageError(`--format must be one of ${RECONCILE_FORMATS.join(', ')}`);
+    return { action, format, ...(from ? { from } : {}), ...(to ? { to } : {}), ...account };
+  }
   const from = instant(text('from'), 'from');
   const to = instant(text('to'), 'to');
   if (from >= to) throw new UsageError('--from must be before --to');
   const format = FORMATS.find((f) => f === text('format'));
   if (!format) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
-  const accountId = text('account')?.trim();
-  if (accountId === '') throw new UsageError('--account must not be empty');
-  return { from, to, format, ...(accountId === undefined ? {} : { accountId }) };
+  return { action, from, to, format, ...account };
 }
 
 /** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
@@ -70,6 +106,58 @@ function csvField(value: string | number | null): string {
 
 function csvLine(row: LedgerRow): string {
   return `${LEDGER_ROW_COLUMNS.map((column) => csvField(row[column])).join(',')}\n`;
+}
+
+/** One line per difference: its kind, then its fields as name=value. */
+function differenceLine(difference: ReconcileDifference): string {
+  const { kind, ...fields } = difference;
+  const rendered = Object.entries(fields).map(
+    ([name, value]) => `${name}=${typeof value === 'object' ? JSON.stringify(value) : String(value)}`,
+  );
+  return `${[kind, ...rendered].join(' ')}\n`;
+}
+
+function summaryLine(report: ReconcileReport): string {
+  const c = report.checked;
+  const usage = report.usage.ran ? `usage check ran over ${c.usageDays} account-days` : `usage check NOT RUN: ${report.usage.reason}`;
+  return (
+    `${report.differences.length} difference(s); checked ${c.accounts} accounts, ${c.ledgerEvents} ledger events, ` +
+    `${c.reservations} reservations, ${c.charges} charges, ${c.chargedRequests} charged requests, ${c.auditEvents} audit events; ` +
+    `${usage}; ${report.elapsedMs} ms\n`
+  );
+}
+
+/** The analytics store the service would use, or why it cannot be opened. */
+async function openAnalytics(config: { CLICKHOUSE_URL?: string | undefined; DATA_DIR: string }): Promise<OpenedAnalyticsStore | string> {
+  try {
+    return await openAnalyticsStore(config);
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+async function reconcile(request: ReconcileRequest, io: FinanceIo): Promise<number> {
+  const config = loadConfig(io.env);
+  const database = await openDatabase(config);
+  const analytics = await openAnalytics(config);
+  try {
+    const report = await reconcileLedger(
+      typeof analytics === 'string'
+        ? { db: database.db, analytics: null, analyticsUnavailable: analytics }
+        : { db: database.db, analytics },
+      request,
+    );
+    if (request.format === 'json') io.stdout.write(`${JSON.stringify(report)}\n`);
+    else {
+      for (const difference of report.differences) io.stdout.write(differenceLine(difference));
+      io.stdout.write(summaryLine(report));
+    }
+    if (report.differences.length > 0) return 1;
+    return report.usage.ran ? 0 : INCOMPLETE;
+  } finally {
+    if (typeof analytics !== 'string') await analytics.close();
+    await database.close();
+  }
 }
 
 export async function runFinance(args: readonly string[], io: FinanceIo): Promise<number> {
@@ -85,6 +173,7 @@ export async function runFinance(args: readonly string[], io: FinanceIo): Promis
     io.stderr.write(`${USAGE}\n`);
     return 0;
   }
+  if (request.action === 'reconcile') return reconcile(request, io);
   const database = await openDatabase(loadConfig(io.env));
   try {
     if (request.format === 'csv') io.stdout.write(`${LEDGER_ROW_COLUMNS.join(',')}\n`);

@@ -9,7 +9,10 @@ import { resolve } from 'node:path';
 import cliProgress from 'cli-progress';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, publicBaseUrl } from '../config.ts';
+import { openDocumentStorage } from '../adapters/storage/open-document-storage.ts';
+import { storeJudgmentDocuments } from '../corpus/store-documents.ts';
+import { systemClock } from '../ports/clock.ts';
 import { ingestCorpus, type IngestProgress } from '../corpus/ingest.ts';
 
 const SHOWN_REJECTIONS = 20;
@@ -82,6 +85,13 @@ export async function runIngest(args: readonly string[], io: IngestIo): Promise<
     const hidden = report.rejections.length - SHOWN_REJECTIONS;
     if (hidden > 0) io.stderr.write(`... and ${hidden} more rejected rows (see table ingest_rejections)\n`);
     for (const s of report.sources) if (s.skipped) io.stderr.write(`skipped ${s.source}: ${s.skipped}\n`);
+    const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: publicBaseUrl(config) }, systemClock);
+    try {
+      const stored = await storeJudgmentDocuments({ db: database.db, storage: documents.storage, now: io.now });
+      io.stdout.write(`${JSON.stringify({ documents: documents.storage.backend, ...stored })}\n`);
+    } finally {
+      documents.close();
+    }
     return 0;
   } finally {
     progress.stop();

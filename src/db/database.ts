@@ -13,7 +13,7 @@ export interface Database {
   streams: InferSelectModel<typeof schema.streams>;
   events: WithDefaults<InferSelectModel<typeof schema.events>, 'globalPosition' | 'transactionId'>;
   projectorCheckpoints: InferSelectModel<typeof schema.projectorCheckpoints>;
-  cases: WithDefaults<InferSelectModel<typeof schema.cases>, 'restricted'>;
+  cases: WithDefaults<InferSelectModel<typeof schema.cases>, 'restricted' | 'changeXid' | 'changeSeq'>;
   ingestRejections: InferSelectModel<typeof schema.ingestRejections>;
   organizations: InferSelectModel<typeof schema.organizations>;
   users: InferSelectModel<typeof schema.users>;
@@ -22,6 +22,7 @@ export interface Database {
   creditBalances: InferSelectModel<typeof schema.creditBalances>;
   creditReservations: InferSelectModel<typeof schema.creditReservations>;
   creditCharges: InferSelectModel<typeof schema.creditCharges>;
+  searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
 }
 
 export type Db = Kysely<Database>;

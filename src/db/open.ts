@@ -1,11 +1,13 @@
 /**
  * Opens the document database: real PostgreSQL through postgres.js when DATABASE_URL is
- * set, otherwise PGlite (with pgvector) in DATA_DIR. Both give the same typed Kysely.
- * Type parsing is aligned on both paths: int8 as number, date as 'YYYY-MM-DD'.
+ * set, otherwise PGlite (with pgvector, and pg_trgm for the search index) in DATA_DIR.
+ * Both give the same typed Kysely. Type parsing is aligned on both paths: int8 as number,
+ * date as 'YYYY-MM-DD'.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { CamelCasePlugin, Kysely } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
@@ -44,7 +46,7 @@ export async function openPglite(dataDir: string | undefined): Promise<OpenedDat
     mkdirSync(location, { recursive: true });
   }
   const pg = await PGlite.create(location, {
-    extensions: { vector },
+    extensions: { vector, pg_trgm },
     parsers: { [types.DATE]: (v: string) => v, [types.INT8]: (v: string) => Number(v) },
   });
   await pg.exec('create extension if not exists vector');

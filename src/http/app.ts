@@ -26,6 +26,12 @@ import { registerGetCoverage, type CoverageDeps } from './routes/coverage/get-co
 import { registerGetHealth, type HealthDeps } from './routes/health/get-health.ts';
 import { registerGetCaseTypes } from './routes/reference/get-case-types.ts';
 import { registerGetCourts } from './routes/reference/get-courts.ts';
+import { registerGetCase } from './routes/cases/get-case.ts';
+import { registerGetCasePdf } from './routes/cases/get-case-pdf.ts';
+import { registerGetDocument } from './routes/documents/get-document.ts';
+import { registerGetJudgesSearch } from './routes/judges/get-judges-search.ts';
+import { registerPostSearchCases } from './routes/search/post-search-cases.ts';
+import type { ResearchDeps } from './research-deps.ts';
 import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-limit.ts';
 import { validationError } from './validation.ts';
 
@@ -51,6 +57,7 @@ export interface AppDeps {
   readonly audit: AuditDeps;
   readonly usage: UsageDeps;
   readonly admin: AdminDeps;
+  readonly research: ResearchDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
 }
 
@@ -97,6 +104,16 @@ export function createApp(deps: AppDeps): App {
   registerGetMe(api, keyed);
   registerGetAudit(api, keyed, deps.audit);
   registerGetUsage(api, keyed, deps.usage);
+  const r = deps.research;
+  registerPostSearchCases(api, keyed, { search: r.search, cursors: r.cursors, charging: r.charging, clock: r.clock });
+  registerGetJudgesSearch(api, keyed, { judges: r.judges, charging: r.charging });
+  registerGetCasePdf(api, keyed, { cases: r.cases, quotas: r.quotas, documents: r.documents, charging: r.charging, clock: r.clock });
+  registerGetCase(api, keyed, { cases: r.cases, quotas: r.quotas, charging: r.charging, watermark: r.watermark });
+  if (r.documentLinks) {
+    // Signed links need no key; the per-address limit keeps the download route from being a free amplifier.
+    api.use('/documents/*', publicRateLimit(deps.publicRateLimit, 'documents'));
+    registerGetDocument(api, { links: r.documentLinks, documents: r.documents, clock: r.clock });
+  }
 
   api.openAPIRegistry.registerComponent('securitySchemes', 'ApiKeyHeader', { type: 'apiKey', in: 'header', name: 'X-API-Key' });
   api.openAPIRegistry.registerComponent('securitySchemes', 'BearerKey', {

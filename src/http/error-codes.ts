@@ -65,7 +65,11 @@ export const ERROR_STATUS = {
   API_KEY_NOT_FOUND: 404,
   API_KEY_NOT_ACTIVE: 409,
   AUDIT_SCOPE_FORBIDDEN: 403,
-} as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 413 | 429 | 500 | 502 | 503>;
+  // Ours, for the signed document links GET /cases/:id/pdf hands out (not in the spec).
+  DOCUMENT_LINK_INVALID: 403,
+  DOCUMENT_LINK_EXPIRED: 410,
+  DOCUMENT_NOT_FOUND: 404,
+} as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];
@@ -129,4 +133,7 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   API_KEY_NOT_FOUND: 'No API key with this id exists among the keys you may manage.',
   API_KEY_NOT_ACTIVE: 'The API key is not active: it has already been rotated or revoked.',
   AUDIT_SCOPE_FORBIDDEN: "You may read only your own audit trail, or your organisation members' as an ORG_ADMIN.",
+  DOCUMENT_LINK_INVALID: 'This document link is not valid: its signature does not match.',
+  DOCUMENT_LINK_EXPIRED: 'This document link has expired; request a new one with GET /cases/:id/pdf.',
+  DOCUMENT_NOT_FOUND: 'The document behind this link is no longer stored.',
 };

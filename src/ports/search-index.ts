@@ -4,7 +4,8 @@
  * runs against every adapter present. The index holds one document per case; a case
  * restricted under the removal policy stays in the index flagged `withheld`, so a search
  * can say that a matching record was left out (meta.someRecordsWithheld) without ever
- * returning it.
+ * returning it. Documents arrive with HTML entities decoded (the projector's mapping does
+ * it), so adapters index text as given.
  */
 
 /** What the index stores for one case: the fields search matches, filters and sorts on. */
@@ -14,6 +15,8 @@ export interface SearchDocument {
   readonly caseNumber: string;
   /** `normaliseCaseNumber(caseNumber)`: one searchable form of the number. */
   readonly caseNumberNormalised: string;
+  /** eCourts CNR (16 characters, e.g. "GAHC010225502018") when the source gives one. */
+  readonly cnr: string | null;
   /** Stored court code of the case row (e.g. "SC", an HC code). */
   readonly courtCode: string;
   readonly courtName: string;

@@ -22,7 +22,17 @@ import { randomIds, type Clock } from '../../src/ports/clock.ts';
 import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { DependencyProbe } from '../../src/ports/health.ts';
 import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
-import { wireApplication, type Application } from '../../src/wiring.ts';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import { DocumentLinkSigner } from '../../src/adapters/storage/document-link-signer.ts';
+import { LocalDocumentStorage } from '../../src/adapters/storage/local-document-storage.ts';
+import type { ResearchDeps } from '../../src/http/research-deps.ts';
+import type { DocumentStorage } from '../../src/ports/document-storage.ts';
+import type { SearchIndex } from '../../src/ports/search-index.ts';
+import { corpusDir } from './corpus.ts';
+import { wireApplication, wireResearch, type Application } from '../../src/wiring.ts';
 
 export const BASE = '/api/v1/prod';
 
@@ -64,6 +74,10 @@ export interface TestAppOptions {
   readonly trustProxy?: boolean;
   /** The real ClickHouse engine for tests of /audit and /usage; others get a stand-in that refuses. */
   readonly analytics?: AnalyticsStore;
+  /** Defaults to the PostgreSQL full-text index over `db`. */
+  readonly index?: SearchIndex;
+  /** Defaults to a local folder in a fresh temporary directory, its links signed by the service. */
+  readonly documents?: DocumentStorage;
 }
 
 export interface TestApp {
@@ -72,7 +86,11 @@ export interface TestApp {
   readonly logs: string[];
   /** The API-key gate's dependencies, for tests that mount a keyed route of their own. */
   readonly gate: ApiKeyGateDeps;
+  readonly research: ResearchDeps;
 }
+
+/** Where the test app's local document links point. */
+export const TEST_PUBLIC_BASE_URL = `http://localhost${BASE}`;
 
 /** The client address of a test request: the x-test-client header stands in for the socket. */
 export const TEST_CLIENT_HEADER = 'x-test-client';
@@ -111,6 +129,22 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     audit: { recorder: application.audit, basePath: BASE, onFailure: (err) => logger.error({ err }, 'audit event could not be written') },
   };
   const auditQueries = new AuditQueries(options.analytics ?? analyticsNotConfigured);
+  const signer = new DocumentLinkSigner(KEY_HASH_SECRET, clock);
+  const documents =
+    options.documents ??
+    new LocalDocumentStorage({ root: mkdtempSync(join(tmpdir(), 'court-docs-')), publicBaseUrl: TEST_PUBLIC_BASE_URL, signer });
+  const research = wireResearch({
+    db: options.db,
+    application,
+    index: options.index ?? new PostgresSearchIndex(options.db),
+    documents,
+    documentLinks: options.documents ? null : signer,
+    counter: gate.distinctKeys,
+    clock,
+    secret: KEY_HASH_SECRET,
+    topUpUrl: 'https://billing.test/top-up',
+    corpusDir,
+  });
   const app = createApp({
     basePath: BASE,
     version: '0.1.0-test',
@@ -137,7 +171,8 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       credits: application.credits,
       db: options.db,
     },
+    research,
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
-  return { app, application, logs, gate };
+  return { app, application, logs, gate, research };
 }

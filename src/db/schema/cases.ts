@@ -1,9 +1,16 @@
 /**
  * The case store: one row per court document or registry record, as ingested from the
  * corpus. Not event-sourced: records are facts from the courts, replaced idempotently by
- * content hash; restriction under the removal policy is the one flag we own.
+ * content hash; restriction under the removal policy is the one flag we own. Every insert
+ * and update stamps the row with the writing transaction and a change sequence (a trigger
+ * in a custom migration), so async projectors (the search index) can follow the table
+ * like an event log without skipping a row committed late.
  */
-import { boolean, date, index, jsonb, pgTable, text, timestamp, integer } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
+import { bigint, boolean, date, index, jsonb, pgSequence, pgTable, text, timestamp, integer } from 'drizzle-orm/pg-core';
+import { xid8 } from './types.ts';
+
+export const casesChangeSeq = pgSequence('cases_change_seq');
 
 export const cases = pgTable(
   'cases',
@@ -34,9 +41,16 @@ export const cases = pgTable(
     extra: jsonb('extra').notNull(),
     contentHash: text('content_hash').notNull(),
     ingestedAt: timestamp('ingested_at', { withTimezone: true }).notNull(),
+    changeXid: xid8('change_xid')
+      .notNull()
+      .default(sql`pg_current_xact_id()`),
+    changeSeq: bigint('change_seq', { mode: 'number' })
+      .notNull()
+      .default(sql`nextval('cases_change_seq')`),
   },
   (t) => [
     index('cases_case_number_norm_idx').on(t.caseNumberNormalised),
+    index('cases_change_idx').on(t.changeXid, t.changeSeq),
     index('cases_court_year_idx').on(t.courtCode, t.decisionYear),
     index('cases_source_ref_idx').on(t.source, t.sourceRef),
   ],

@@ -3,3 +3,4 @@ export * from './event-store.ts';
 export * from './cases.ts';
 export * from './accounts.ts';
 export * from './credits.ts';
+export * from './search.ts';

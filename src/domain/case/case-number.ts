@@ -3,11 +3,15 @@
  * ("C.A. No.-000101-000101 - 1959" from the Supreme Court API, "Civil Appeal No. 101 of
  * 1959" in judgment headers, "CA 101/1959" typed by users), so search needs one key per
  * number: an upper-case type token with punctuation removed, then the numbers (leading
- * zeros dropped, ranges as FROM-TO) and the year, space-separated. Pure, no IO.
+ * zeros dropped, ranges as FROM-TO) and the year, space-separated. eCourts CNR numbers
+ * (the 16-character case ids of District and High Courts) are their own key. Pure, no IO.
  */
 
 /** Long forms the Supreme Court abbreviates; rewritten before punctuation is dropped. */
 const LONG_FORMS: readonly [RegExp, string][] = [
+  [/\bPETITIONS? FOR SPECIAL LEAVE TO APPEAL\b/g, 'SLP'],
+  [/\bSPECIAL LEAVE TO APPEAL\b/g, 'SLP'],
+  [/\bSUO MOTU WRIT PETITIONS?\b/g, 'SMW'],
   [/\bCIVIL APPEALS?\b/g, 'C.A.'],
   [/\bCRIMINAL APPEALS?\b/g, 'CRL.A.'],
   [/\bSPECIAL LEAVE PETITIONS?\b/g, 'SLP'],
@@ -16,10 +20,25 @@ const LONG_FORMS: readonly [RegExp, string][] = [
   [/\bREVIEW PETITIONS?\b/g, 'R.P.'],
   [/\bCONTEMPT PETITIONS?\b/g, 'CONMT.PET.'],
   [/\bCURATIVE PETITIONS?\b/g, 'CURATIVE PET'],
+  [/\bTRANSFERRED CASES?\b/g, 'T.C.'],
+  [/\bELECTION PETITIONS?\b/g, 'ELECT.PET.'],
+  [/\bORIGINAL SUITS?\b/g, 'ORGNL.SUIT'],
+  [/\bMISCELLANEOUS APPLICATIONS?\b/g, 'MA'],
+  // The Supreme Court's own spelling, so the long form reaches the stored key.
+  [/\bARBITRATION PETITIONS?\b/g, 'ARBIT.PETITON'],
   [/\(\s*CIVIL\s*\)/g, '(C)'],
   [/\(\s*CRIMINAL\s*\)/g, '(CRL)'],
   [/\(\s*CRL\s*\.?\s*\)/g, '(CRL)'],
 ];
+
+/**
+ * Short forms users type for the same type, after punctuation is dropped (`Crl. Appeal`,
+ * `S.L.P. (Civil)`): mapped onto the token the Supreme Court's own abbreviation gives.
+ */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  CRLAPPEAL: 'CRLA',
+  ARBITPETITION: 'ARBITPETITON',
+};
 
 /** The SC app API shape: `TYPE No.-FROM[-TO] - YEAR` (also `MA-001529 - 2018`). */
 const SC_API_SHAPE = /^(.*?)(?:\s*\bNO\.?)?\s*-\s*(\d+)(?:-(\d+))?\s+-\s+(\d{1,4})$/;
@@ -34,8 +53,20 @@ function range(from: string, to: string | undefined): string {
   return a === b ? a : `${a}-${b}`;
 }
 
+/** State code, establishment, serial, year: `GAHC010225502018`, also printed `GAHC01-022550-2018`. */
+const CNR_SHAPE = /^([A-Z]{4})\s*-?\s*(\d{2})\s*-?\s*(\d{6})\s*-?\s*(\d{4})$/;
+
+/** The 16-character CNR for any of its printed forms, or null when `raw` is not one. */
+export function normaliseCnr(raw: string): string | null {
+  const m = CNR_SHAPE.exec(raw.toUpperCase().trim());
+  return m ? `${m[1] ?? ''}${m[2] ?? ''}${m[3] ?? ''}${m[4] ?? ''}` : null;
+}
+
 export function normaliseCaseNumber(raw: string): string {
-  let s = raw.toUpperCase().replace(/\s+/g, ' ').trim();
+  const cnr = normaliseCnr(raw);
+  if (cnr !== null) return cnr;
+  // `No(s).` and `Petition(s)` as the Supreme Court's orders print them.
+  let s = raw.toUpperCase().replace(/\(S\)/g, 'S').replace(/\s+/g, ' ').trim();
   const sc = SC_API_SHAPE.exec(s);
   if (sc) s = `${sc[1] ?? ''} ${range(sc[2] ?? '', sc[3])} ${sc[4] ?? ''}`;
   for (const [pattern, short] of LONG_FORMS) s = s.replace(pattern, short);
@@ -44,10 +75,11 @@ export function normaliseCaseNumber(raw: string): string {
   const typePart = firstDigit < 0 ? s : s.slice(0, firstDigit);
   const rest = firstDigit < 0 ? '' : s.slice(firstDigit);
 
-  const type = typePart
+  const compact = typePart
     .replace(/\bNOS?\b\.?/g, ' ')
     .replace(/[^A-Z0-9 ]+/g, '')
     .replace(/\s+/g, '');
+  const type = TYPE_ALIASES[compact] ?? compact;
   const numbers = rest
     .replace(/&/g, ' AND ')
     .replace(/\bNOS?\b\.?/g, ' ')

@@ -1,0 +1,19 @@
+/**
+ * Chooses the keyword search index: Meilisearch when MEILI_URL is set (its index created
+ * and configured before this resolves), otherwise PostgreSQL full-text search over the
+ * document database already opened, the embedded default.
+ */
+import type { Db } from '../../db/database.ts';
+import type { SearchIndex } from '../../ports/search-index.ts';
+import { MeilisearchSearchIndex } from '../meilisearch/search-index.ts';
+import { PostgresSearchIndex } from '../postgres/search-index.ts';
+
+export interface SearchIndexConfig {
+  readonly MEILI_URL?: string | undefined;
+  readonly MEILI_API_KEY?: string | undefined;
+}
+
+export async function openSearchIndex(config: SearchIndexConfig, db: Db): Promise<SearchIndex> {
+  if (config.MEILI_URL) return MeilisearchSearchIndex.open({ url: config.MEILI_URL, apiKey: config.MEILI_API_KEY });
+  return new PostgresSearchIndex(db);
+}

@@ -1,0 +1,153 @@
+/**
+ * Reads cases for the API: one case by its id or by a case number in any printed form,
+ * and a page of cases by ids (search results). A case withheld under the removal policy
+ * is reported as restricted, never returned. Several documents can share one case number
+ * (an appeal and its connected matters, a judgment and its registry record); the one
+ * returned is chosen deterministically: a document-bearing record first, then the latest
+ * decision, then the smallest case id; the others are listed so a caller can fetch them.
+ */
+import type { Selectable } from 'kysely';
+import type { Database, Db } from '../../db/database.ts';
+import { normaliseCaseNumber } from '../../domain/case/case-number.ts';
+import type { CourtLevel, Party } from '../../domain/case/case-record.ts';
+
+export interface CaseView {
+  readonly caseId: string;
+  readonly caseNumber: string;
+  readonly court: { readonly code: string; readonly name: string; readonly level: CourtLevel };
+  readonly bench: string | null;
+  readonly caseType: string | null;
+  readonly title: string | null;
+  readonly parties: { readonly petitioners: readonly Party[]; readonly respondents: readonly Party[] };
+  readonly judges: readonly string[];
+  readonly decisionDate: string | null;
+  readonly filingDate: string | null;
+  readonly decisionYear: number | null;
+  readonly citations: readonly string[];
+  readonly summary: string | null;
+  readonly text: string | null;
+  readonly documentBearing: boolean;
+  readonly source: string;
+  readonly restricted: boolean;
+}
+
+/** Another document filed under the same case number. */
+export interface SiblingDocument {
+  readonly caseId: string;
+  readonly caseNumber: string;
+  readonly courtName: string;
+  readonly decisionDate: string | null;
+}
+
+export type CaseLookup =
+  { readonly found: CaseView; readonly siblings: readonly SiblingDocument[] } | { readonly missing: 'NotFound' | 'Restricted' };
+
+const COLUMNS = [
+  'caseId',
+  'caseNumber',
+  'caseNumberNormalised',
+  'courtCode',
+  'courtName',
+  'courtLevel',
+  'bench',
+  'caseType',
+  'title',
+  'petitioners',
+  'respondents',
+  'judges',
+  'decisionDate',
+  'filingDate',
+  'decisionYear',
+  'citations',
+  'summary',
+  'text',
+  'documentBearing',
+  'source',
+  'restricted',
+] as const;
+
+type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]>;
+
+/** A search result needs no judgment text, which can run to hundreds of kilobytes. */
+const LISTING_COLUMNS = COLUMNS.filter((c) => c !== 'text');
+
+const MAX_SIBLINGS = 20;
+
+function view(row: Omit<Row, 'text'> & { text?: string | null }): CaseView {
+  return {
+    caseId: row.caseId,
+    caseNumber: row.caseNumber,
+    court: { code: row.courtCode, name: row.courtName, level: row.courtLevel as CourtLevel },
+    bench: row.bench,
+    caseType: row.caseType,
+    title: row.title,
+    parties: { petitioners: row.petitioners as Party[], respondents: row.respondents as Party[] },
+    judges: row.judges as string[],
+    decisionDate: row.decisionDate,
+    filingDate: row.filingDate,
+    decisionYear: row.decisionYear,
+    citations: row.citations as string[],
+    summary: row.summary,
+    text: row.text ?? null,
+    documentBearing: row.documentBearing,
+    source: row.source,
+    restricted: row.restricted,
+  };
+}
+
+/** Document-bearing first, latest decision first (undated last), then case id. */
+function preferred(a: Row, b: Row): number {
+  if (a.documentBearing !== b.documentBearing) return a.documentBearing ? -1 : 1;
+  const da = a.decisionDate ?? '';
+  const db = b.decisionDate ?? '';
+  if (da !== db) return da < db ? 1 : -1;
+  return a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : 0;
+}
+
+export class CaseReader {
+  constructor(private readonly db: Db) {}
+
+  /** `idOrNumber` is a case id, else read as a case number in any printed form. */
+  async lookup(idOrNumber: string): Promise<CaseLookup> {
+    const byId = await this.db.selectFrom('cases').select(COLUMNS).where('caseId', '=', idOrNumber).executeTakeFirst();
+    if (byId) return byId.restricted ? { missing: 'Restricted' } : { found: view(byId), siblings: [] };
+
+    const normalised = normaliseCaseNumber(idOrNumber);
+    if (normalised === '') return { missing: 'NotFound' };
+    const rows = await this.db.selectFrom('cases').select(COLUMNS).where('caseNumberNormalised', '=', normalised).execute();
+    if (rows.length === 0) return { missing: 'NotFound' };
+    const open = rows.filter((r) => !r.restricted).sort(preferred);
+    const [first, ...rest] = open;
+    if (!first) return { missing: 'Restricted' };
+    return {
+      found: view(first),
+      siblings: rest.slice(0, MAX_SIBLINGS).map((r) => ({
+        caseId: r.caseId,
+        caseNumber: r.caseNumber,
+        courtName: r.courtName,
+        decisionDate: r.decisionDate,
+      })),
+    };
+  }
+
+  /**
+   * The cases behind search hits, in the order given, without their text; restricted or
+   * vanished ids (the index lags the store) are left out and counted.
+   */
+  async byIds(caseIds: readonly string[]): Promise<{ cases: CaseView[]; withheld: number }> {
+    if (caseIds.length === 0) return { cases: [], withheld: 0 };
+    const rows = await this.db.selectFrom('cases').select(LISTING_COLUMNS).where('caseId', 'in', caseIds).execute();
+    const byId = new Map(rows.map((r) => [r.caseId, r]));
+    const cases: CaseView[] = [];
+    for (const id of caseIds) {
+      const row = byId.get(id);
+      if (row && !row.restricted) cases.push(view(row));
+    }
+    return { cases, withheld: caseIds.length - cases.length };
+  }
+
+  /** Distinct stored (court code, court name) pairs, for mapping court filters onto stored codes. */
+  async storedCourts(): Promise<{ courtCode: string; courtName: string }[]> {
+    return this.db.selectFrom('cases').select(['courtCode', 'courtName']).distinct().execute();
+  }
+}

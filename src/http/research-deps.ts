@@ -1,0 +1,24 @@
+/** What the research routes (search, judges, cases, PDFs and document links) need from the application. */
+import type { SearchCursorCodec } from '../adapters/crypto/search-cursor-codec.ts';
+import type { CaseReader } from '../application/cases/case-reader.ts';
+import type { ReadQuotas } from '../application/cases/read-quotas.ts';
+import type { JudgeDirectory } from '../application/judges/judge-directory.ts';
+import type { KeywordSearch } from '../application/search/keyword-search.ts';
+import type { Clock } from '../ports/clock.ts';
+import type { DocumentLinkVerifier, DocumentStorage } from '../ports/document-storage.ts';
+import type { ChargingDeps } from './charging.ts';
+
+export interface ResearchDeps {
+  readonly cases: CaseReader;
+  readonly quotas: ReadQuotas;
+  readonly judges: JudgeDirectory;
+  readonly search: KeywordSearch;
+  readonly cursors: SearchCursorCodec;
+  readonly documents: DocumentStorage;
+  /** Present when the service signs and serves document links itself (the local folder). */
+  readonly documentLinks: DocumentLinkVerifier | null;
+  readonly charging: ChargingDeps;
+  /** Marks prose with the watermark of a billing account. */
+  readonly watermark: (accountId: string, text: string) => string;
+  readonly clock: Clock;
+}

@@ -1,0 +1,109 @@
+/**
+ * GET /cases/:id: one case by document id or case number, AI analysis excluded. 1 credit.
+ * A restricted case is a 403 and is never shown; a case number shared by several documents
+ * answers with the preferred one (see case-reader.ts) and lists the others in
+ * meta.otherDocuments. The tier's daily cap on distinct cases read applies; re-reading a
+ * case already read today does not count against it.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { CaseReader } from '../../../application/cases/case-reader.ts';
+import type { ReadQuotas } from '../../../application/cases/read-quotas.ts';
+import { billingAccountOf } from '../../../application/credits/credits-service.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { charged, type ChargingDeps } from '../../charging.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { errorResponses } from '../../openapi-errors.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { CaseSchema, caseFieldsOf } from './case-schemas.ts';
+
+export interface CaseRouteDeps {
+  readonly cases: CaseReader;
+  readonly quotas: ReadQuotas;
+  readonly charging: ChargingDeps;
+  /** Marks prose with the billing account's watermark. */
+  readonly watermark: (accountId: string, text: string) => string;
+}
+
+export const CaseIdParam = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(300)
+    .openapi({
+      param: { name: 'id', in: 'path' },
+      example: 'sc-inabs-5861',
+      description: 'A document id, or a case number in any printed form (URL-encoded), e.g. "Civil Appeal No. 56 of 1987".',
+    }),
+});
+
+const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });
+
+const CaseResponse = z
+  .object({
+    success: z.literal(true),
+    data: CaseSchema,
+    meta: z.object({
+      otherDocuments: z
+        .array(Sibling)
+        .openapi({ description: 'Other documents filed under the same case number (at most 20); fetch them by caseId.' }),
+    }),
+  })
+  .openapi('CaseDetail');
+
+const route = (auth: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'get',
+    path: '/cases/{id}',
+    tags: ['Cases'],
+    summary: 'One case',
+    description: `Price: ${describePrice('caseDetail')} Not charged when it fails. AI analysis is excluded: use hasAnalysis and GET /cases/:id/analysis.`,
+    security: keyedSecurity,
+    middleware: [auth] as const,
+    request: { params: CaseIdParam },
+    responses: {
+      200: { description: 'The case.', content: { 'application/json': { schema: CaseResponse } } },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        'VALIDATION_ERROR',
+        'CASE_NOT_FOUND',
+        'CASE_RESTRICTED',
+        'DISTINCT_CASES_LIMIT_REACHED',
+        'INSUFFICIENT_API_CREDITS',
+      ),
+    },
+  });
+
+export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps: CaseRouteDeps): void {
+  app.openapi(route(auth), async (c) => {
+    const principal = principalOf(c);
+    const account = billingAccountOf(principal);
+    const lookup = await deps.cases.lookup(c.req.valid('param').id);
+    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
+    const { found, siblings } = lookup;
+    let undoQuota: () => Promise<void> = async () => undefined;
+    try {
+      await charged(c, deps.charging, 'caseDetail', async () => {
+        const quota = await deps.quotas.admitCaseDetail(account, found.caseId, principal.limits.distinctCaseDetailsPerDay);
+        if (!quota.admitted)
+          throw new ApiError('DISTINCT_CASES_LIMIT_REACHED', { headers: { 'Retry-After': String(quota.retryAfterSeconds) } });
+        undoQuota = quota.undo;
+      });
+    } catch (error) {
+      await undoQuota();
+      throw error;
+    }
+    const mark = (text: string | null) => (text === null ? null : deps.watermark(account, text));
+    return c.json(
+      {
+        success: true as const,
+        data: { ...caseFieldsOf(found), summary: mark(found.summary), text: mark(found.text) },
+        meta: { otherDocuments: [...siblings] },
+      },
+      200,
+    );
+  });
+}

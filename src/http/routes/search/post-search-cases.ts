@@ -1,0 +1,231 @@
+/**
+ * POST /search/cases: keyword search over the full corpus, by every rule of the spec's
+ * table. The body is schema-parsed with unknown keys dropped (so practiceArea is silently
+ * stripped); page and limit must be JSON numbers; a limit above the tier's page size is
+ * PAGE_LIMIT_EXCEEDED and a page reaching past the tier's depth PAGINATION_DEPTH_EXCEEDED;
+ * searchAfter cursors are signed and bound to the query, filters and sort. 5 credits,
+ * charged only when the search answers.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import type { SearchCursorCodec } from '../../../adapters/crypto/search-cursor-codec.ts';
+import { resolveFilters, FIRST_YEAR } from '../../../application/search/search-filters.ts';
+import type { KeywordSearch } from '../../../application/search/keyword-search.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
+import type { Clock } from '../../../ports/clock.ts';
+import type { SearchSort } from '../../../ports/search-index.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { charged, type ChargingDeps } from '../../charging.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
+
+export interface KeywordSearchRouteDeps {
+  readonly search: KeywordSearch;
+  readonly cursors: SearchCursorCodec;
+  readonly charging: ChargingDeps;
+  readonly clock: Clock;
+}
+
+export const DEFAULT_LIMIT = 20;
+export const MAX_LIMIT = 100;
+
+const oneOrMany = (item: z.ZodType<string>) => z.union([item, z.array(item)]);
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    'not a calendar date',
+  );
+
+const Body = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(1)
+      .max(1000)
+      .openapi({ example: 'Civil Appeal No. 1918 of 2015', description: 'Words, party names or a case number.' }),
+    court: z
+      .union([z.string(), z.array(z.string())])
+      .optional()
+      .openapi({ description: 'Court name(s), alias or /reference/courts id; a comma-separated string is split.' }),
+    year: z
+      .union([z.number(), z.string(), z.array(z.union([z.number(), z.string()]))])
+      .optional()
+      .openapi({ description: `Decision year(s), ${FIRST_YEAR} to the current year.` }),
+    caseType: oneOrMany(z.string())
+      .optional()
+      .openapi({ description: 'Label (expands to all its codes) or code; see /reference/case-types.' }),
+    judgeName: oneOrMany(z.string())
+      .optional()
+      .openapi({ description: 'Exact stored spelling (see /judges/search). Aliases: judges, judge.' }),
+    judges: oneOrMany(z.string()).optional().openapi({ description: 'Alias of judgeName; used when judgeName is absent.' }),
+    judge: oneOrMany(z.string()).optional().openapi({ description: 'Alias of judgeName; used when judgeName and judges are absent.' }),
+    fromDate: isoDay.optional().openapi({ description: 'Inclusive lower bound on decision date, YYYY-MM-DD.' }),
+    toDate: isoDay.optional().openapi({ description: 'Inclusive upper bound on decision date, YYYY-MM-DD.' }),
+    page: z.number().int().min(1).optional().openapi({ description: 'Default 1. A JSON number; a string is refused.' }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({ description: `Default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT} and the tier's maxPageSize.` }),
+    searchAfter: z
+      .string()
+      .min(1)
+      .max(2000)
+      .optional()
+      .openapi({ description: 'pagination.nextCursor of the previous page; takes precedence over page.' }),
+    sortBy: z
+      .enum(['relevance', 'recent', 'oldest', 'date'])
+      .optional()
+      .openapi({ description: 'relevance (default), recent, oldest. "date" is a deprecated alias that ranks by relevance.' }),
+    caseNumber: oneOrMany(z.string())
+      .optional()
+      .openapi({ description: 'Accepted but inert: echoed in meta.filters, never applied. Put case numbers in query.' }),
+  })
+  .openapi('KeywordSearchRequest');
+
+const Filters = z
+  .object({
+    court: z.array(z.string()).optional(),
+    year: z.array(z.number().int()).optional(),
+    caseType: z.array(z.string()).optional().openapi({ description: 'The case-type codes searched (labels expanded).' }),
+    judgeName: z.array(z.string()).optional(),
+    fromDate: z.string().optional(),
+    toDate: z.string().optional(),
+    caseNumber: z.array(z.string()).optional().openapi({ description: 'Echoed, not applied.' }),
+  })
+  .openapi({ description: 'Filters actually applied; one missing here was not applied (caseNumber is echoed but never applied).' });
+
+const Response = z
+  .object({
+    success: z.literal(true),
+    data: z.array(CaseListingSchema),
+    meta: z.object({
+      query: z.string(),
+      sortBy: z.enum(['relevance', 'recent', 'oldest']),
+      filters: Filters,
+      responseTimeMs: z.number().int(),
+      someRecordsWithheld: z.boolean().openapi({ description: 'A restricted or de-indexed record matching the search was left out.' }),
+      restrictedCheckDegraded: z.boolean().openapi({
+        description:
+          'Always false here: restriction is read from the case store with the results, so the check cannot degrade on its own; if that read fails the call fails, uncharged.',
+      }),
+    }),
+    pagination: z.object({
+      page: z.number().int().openapi({ description: 'Page number this offset corresponds to (1-based).' }),
+      limit: z.number().int(),
+      offset: z.number().int(),
+      total: z.number().int(),
+      totalPages: z.number().int(),
+      hasMore: z.boolean(),
+      nextCursor: z
+        .string()
+        .nullable()
+        .openapi({ description: 'Send as searchAfter for the next page; null on the last page or past the depth cap.' }),
+    }),
+  })
+  .openapi('KeywordSearchResponse');
+
+const route = (auth: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'post',
+    path: '/search/cases',
+    tags: ['Search'],
+    summary: 'Keyword search over the full corpus',
+    description: `Price: ${describePrice('keywordSearch')} Not charged when it fails.`,
+    security: keyedSecurity,
+    middleware: [auth] as const,
+    request: { body: { required: true, content: { 'application/json': { schema: Body } } } },
+    responses: {
+      200: { description: 'One page of matching cases.', content: { 'application/json': { schema: Response } } },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        ...BODY_ERRORS,
+        'PAGE_LIMIT_EXCEEDED',
+        'PAGINATION_DEPTH_EXCEEDED',
+        'CURSOR_INVALID',
+        'INSUFFICIENT_API_CREDITS',
+        'UPSTREAM_UNAVAILABLE',
+      ),
+    },
+  });
+
+export function registerPostSearchCases(app: App, auth: MiddlewareHandler<AppEnv>, deps: KeywordSearchRouteDeps): void {
+  app.openapi(route(auth), async (c) => {
+    const started = performance.now();
+    const { limits } = principalOf(c);
+    const body = c.req.valid('json');
+    const resolution = resolveFilters(body, deps.clock.now().getUTCFullYear());
+    if (!resolution.ok) {
+      throw new ApiError('VALIDATION_ERROR', {
+        message: `Validation failed: ${resolution.problems.join('; ')}`,
+        details: resolution.problems,
+      });
+    }
+    const resolved = resolution.value;
+    const sort: SearchSort = body.sortBy === undefined || body.sortBy === 'date' ? 'relevance' : body.sortBy;
+
+    const limit = body.limit ?? DEFAULT_LIMIT;
+    const maxPage = Math.min(MAX_LIMIT, limits.maxPageSize);
+    if (limit > maxPage)
+      throw new ApiError('PAGE_LIMIT_EXCEEDED', { message: `limit ${limit} is above the maximum page size of ${maxPage} for your tier.` });
+    const { caseNumber: _inert, ...appliedScope } = resolved.applied;
+    const scope = { query: body.query, filters: appliedScope, sort };
+    let offset = ((body.page ?? 1) - 1) * limit;
+    if (body.searchAfter !== undefined) {
+      const position = await deps.cursors.decode(body.searchAfter, scope);
+      if (!position) throw new ApiError('CURSOR_INVALID');
+      offset = position.offset;
+    }
+    if (offset + limit > limits.paginationDepth) {
+      throw new ApiError('PAGINATION_DEPTH_EXCEEDED', {
+        message: `Results ${offset + 1} to ${offset + limit} reach past the depth cap of ${limits.paginationDepth} for your tier; narrow the search.`,
+      });
+    }
+
+    const results = await charged(c, deps.charging, 'keywordSearch', async () => {
+      try {
+        return await deps.search.search({ query: body.query, resolved, sort, offset, limit });
+      } catch (error) {
+        throw new ApiError('UPSTREAM_UNAVAILABLE', {
+          message: 'The search index did not respond; nothing was charged. Retry shortly.',
+          cause: error,
+        });
+      }
+    });
+    const next = offset + limit;
+    const hasMore = next < results.total;
+    const nextCursor = hasMore && next < limits.paginationDepth ? await deps.cursors.encode({ offset: next }, scope) : null;
+    return c.json(
+      {
+        success: true as const,
+        data: results.cases.map((view) => ({ ...caseFieldsOf(view), score: view.score })),
+        meta: {
+          query: body.query,
+          sortBy: sort,
+          filters: resolved.applied,
+          responseTimeMs: Math.round(performance.now() - started),
+          someRecordsWithheld: results.withheld,
+          restrictedCheckDegraded: false,
+        },
+        pagination: {
+          page: Math.floor(offset / limit) + 1,
+          limit,
+          offset,
+          total: results.total,
+          totalPages: Math.ceil(results.total / limit),
+          hasMore,
+          nextCursor,
+        },
+      },
+      200,
+    );
+  });
+}

@@ -1,0 +1,168 @@
+/**
+ * Keeps the search index in step with the case store. Cases are not event-sourced, so
+ * every insert and update of a `cases` row is stamped by a trigger with its writing
+ * transaction (`change_xid`) and a sequence (`change_seq`); this projector follows that
+ * feed like the event projector follows events: it reads only rows whose transaction is
+ * below `pg_snapshot_xmin(pg_current_snapshot())`, ordered by (change_xid, change_seq),
+ * after its checkpoint, so a row committed late is never skipped. Each batch is mapped
+ * to SearchDocuments, upserted (durable on return), and only then is the checkpoint saved
+ * in `projector_checkpoints`: a crash in between repeats the batch, and upserts are
+ * idempotent. The index is written outside any transaction (PGlite has one session), so
+ * on PostgreSQL a session advisory lock on a reserved connection keeps a second instance
+ * from interleaving stale batches; PGlite is single-process, and runs are serialised here.
+ */
+import { sql, type Selectable } from 'kysely';
+import type { Database, Db } from '../db/database.ts';
+import type { DatabaseKind } from '../db/open.ts';
+import { decodeEntities } from '../corpus/source-text.ts';
+import type { SearchDocument, SearchIndex } from '../ports/search-index.ts';
+import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+
+export const SEARCH_INDEX_PROJECTOR = 'search-index';
+const LOCK_KEY = sql`hashtext(${SEARCH_INDEX_PROJECTOR})`;
+
+type CaseRow = Selectable<Database['cases']>;
+
+function names(parties: unknown): string[] {
+  if (!Array.isArray(parties)) return [];
+  return parties
+    .map((p: unknown) => (typeof p === 'object' && p !== null && 'name' in p && typeof p.name === 'string' ? decodeEntities(p.name) : ''))
+    .filter((n) => n !== '');
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === 'string') : [];
+}
+
+function decoded(value: string | null): string | null {
+  return value === null ? null : decodeEntities(value);
+}
+
+/** The one mapping from a stored case row to what the index holds. */
+export function caseRowToSearchDocument(row: CaseRow): SearchDocument {
+  const extra = row.extra;
+  const cnr = typeof extra === 'object' && extra !== null && 'cnr' in extra && typeof extra.cnr === 'string' ? extra.cnr : null;
+  return {
+    caseId: row.caseId,
+    caseNumber: row.caseNumber,
+    caseNumberNormalised: row.caseNumberNormalised,
+    cnr,
+    courtCode: row.courtCode,
+    courtName: row.courtName,
+    caseType: row.caseType,
+    title: decoded(row.title),
+    petitioners: names(row.petitioners),
+    respondents: names(row.respondents),
+    judges: strings(row.judges),
+    decisionDate: row.decisionDate,
+    decisionYear: row.decisionYear,
+    summary: decoded(row.summary),
+    text: decoded(row.text),
+    withheld: row.restricted,
+  };
+}
+
+export interface SearchIndexProjectorOptions {
+  readonly kind: DatabaseKind;
+  readonly now: () => Date;
+  readonly batchSize?: number;
+  readonly idleMs?: number;
+  readonly onError?: (error: unknown) => void;
+}
+
+export class SearchIndexProjector {
+  #timer: ReturnType<typeof setTimeout> | undefined;
+  #running: Promise<void> | undefined;
+  #stopped = true;
+  #serial: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly index: SearchIndex,
+    private readonly options: SearchIndexProjectorOptions,
+  ) {}
+
+  /** Projects at most one batch; returns how many case rows it read (0 when caught up). */
+  runOnce(): Promise<number> {
+    const run = this.#serial.then(() => this.#exclusive());
+    this.#serial = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Projects batches until every committed change is in the index. */
+  async catchUp(): Promise<number> {
+    let total = 0;
+    for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
+    return total;
+  }
+
+  start(): void {
+    if (!this.#stopped) return;
+    this.#stopped = false;
+    const tick = async (): Promise<void> => {
+      try {
+        await this.catchUp();
+      } catch (error) {
+        this.options.onError?.(error);
+      }
+      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.idleMs ?? 250);
+    };
+    this.#running = tick();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    await this.#running;
+  }
+
+  async #exclusive(): Promise<number> {
+    if (this.options.kind === 'pglite') return this.#batch();
+    return this.db.connection().execute(async (conn) => {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${LOCK_KEY}) as ok`.execute(conn);
+      // Another instance is projecting: it will index what this one would have.
+      if (!locked.rows[0]?.ok) return 0;
+      try {
+        return await this.#batch();
+      } finally {
+        await sql`select pg_advisory_unlock(${LOCK_KEY})`.execute(conn);
+      }
+    });
+  }
+
+  async #batch(): Promise<number> {
+    const after = await this.#checkpoint();
+    const rows = await this.db
+      .selectFrom('cases')
+      .selectAll()
+      .where(sql<boolean>`change_xid < pg_snapshot_xmin(pg_current_snapshot())`)
+      .where(sql<boolean>`(change_xid, change_seq) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`)
+      .orderBy('changeXid')
+      .orderBy('changeSeq')
+      .limit(this.options.batchSize ?? 200)
+      .execute();
+    const last = rows[rows.length - 1];
+    if (!last) return 0;
+    await this.index.upsert(rows.map(caseRowToSearchDocument));
+    await this.#save({ transactionId: last.changeXid, globalPosition: last.changeSeq });
+    return rows.length;
+  }
+
+  async #checkpoint(): Promise<Checkpoint> {
+    const row = await this.db
+      .selectFrom('projectorCheckpoints')
+      .select(['transactionId', 'globalPosition'])
+      .where('projector', '=', SEARCH_INDEX_PROJECTOR)
+      .executeTakeFirst();
+    return row ?? { transactionId: '0', globalPosition: 0 };
+  }
+
+  async #save(checkpoint: Checkpoint): Promise<void> {
+    const updatedAt = this.options.now();
+    await this.db
+      .insertInto('projectorCheckpoints')
+      .values({ projector: SEARCH_INDEX_PROJECTOR, ...checkpoint, updatedAt })
+      .onConflict((oc) => oc.column('projector').doUpdateSet({ ...checkpoint, updatedAt }))
+      .execute();
+  }
+}

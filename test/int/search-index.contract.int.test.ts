@@ -1,0 +1,229 @@
+/**
+ * The one contract every SearchIndex adapter meets, run against each adapter present: the
+ * Postgres adapter on PGlite and on PostgreSQL (TEST_DATABASE_URL), and Meilisearch when
+ * MEILI_URL is set (reported as skipped otherwise). The documents are real: a slice of
+ * the corpus ingested and mapped as the projector maps it. Queries use the records' other
+ * printed forms: case numbers as judgment headers and users write them, party names with
+ * honorifics and typos, CNRs with separators.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
+import { MeilisearchSearchIndex } from '../../src/adapters/meilisearch/search-index.ts';
+import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import type { SearchDocument, SearchFilters, SearchIndex, SearchRequest, SearchSort } from '../../src/ports/search-index.ts';
+import { databases } from '../support/databases.ts';
+import { realSearchDocuments } from '../support/search-corpus.ts';
+
+interface Subject {
+  readonly name: string;
+  readonly skip: string | false;
+  open(): Promise<{ index: SearchIndex; close(): Promise<void> }>;
+}
+
+const meiliUrl = process.env.MEILI_URL;
+
+const subjects: Subject[] = [
+  ...databases.map((factory): Subject => ({
+    name: `postgres adapter on ${factory.name}`,
+    skip: false,
+    open: async () => {
+      const database = await factory.open();
+      return { index: new PostgresSearchIndex(database.db), close: () => database.close() };
+    },
+  })),
+  {
+    name: 'meilisearch adapter',
+    skip: meiliUrl ? false : 'MEILI_URL not set: no Meilisearch to test against',
+    open: async () => {
+      const index = await MeilisearchSearchIndex.open({
+        url: meiliUrl ?? '',
+        apiKey: process.env.MEILI_API_KEY,
+        indexUid: `contract_${randomUUID().slice(0, 8)}`,
+      });
+      return { index, close: async () => undefined };
+    },
+  },
+];
+
+// Real records of the slice (first rows of the SC metadata, the eCourts HC fixtures).
+const NATIONAL_INSURANCE = 'sc-10169-2001-19020217'; // C.A. No.-004292-004292 - 2002, NATIONAL INSURANCE CO. LTD., CHANDIGARH v. NICOLLETTA ROHTAGI
+const DANA_YADAV = 'sc-10567-2000-19020213'; // Crl.A. No.-001156-001157 - 2001, DANA YADAV @ DAHU v. STATE OF BIHAR
+const GAUHATI_BAIL = 'hc-GAHC010225502018'; // AB/3142/2018
+const JK_HABEAS = 'hc-JKHC020000152024'; // HCP/1/2024
+
+function request(query: string, over: Partial<SearchRequest> = {}): SearchRequest {
+  return { query, filters: {}, sort: 'relevance', offset: 0, limit: 10, ...over };
+}
+
+for (const subject of subjects)
+  describe(`SearchIndex contract: ${subject.name}`, { skip: subject.skip, timeout: 300_000 }, () => {
+    let docs: SearchDocument[];
+    let byId: Map<string, SearchDocument>;
+    let index: SearchIndex;
+    let close: () => Promise<void>;
+    const ids = async (query: string, over: Partial<SearchRequest> = {}) =>
+      (await index.search(request(query, over))).hits.map((h) => h.caseId);
+    const doc = (caseId: string): SearchDocument => {
+      const found = byId.get(caseId);
+      assert.ok(found, `${caseId} is in the slice`);
+      return found;
+    };
+
+    before(async () => {
+      docs = await realSearchDocuments();
+      byId = new Map(docs.map((d) => [d.caseId, d]));
+      ({ index, close } = await subject.open());
+      await index.upsert(docs);
+    });
+    after(async () => close());
+
+    it('answers ping', async () => {
+      await index.ping();
+    });
+
+    it('finds judgment text by its words, every hit holding them', async () => {
+      const result = await index.search(request('land acquisition'));
+      assert.ok(result.total > 0);
+      assert.ok(result.hits.length > 0);
+      for (const hit of result.hits) {
+        const d = doc(hit.caseId);
+        const all = [d.title, d.summary, d.text, ...d.petitioners, ...d.respondents].join(' ').toLowerCase();
+        assert.match(all, /acqui/, hit.caseId);
+        assert.match(all, /\bland/, hit.caseId);
+      }
+    });
+
+    it('finds a case number in its other printed forms', async () => {
+      assert.equal((await ids('Civil Appeal No. 4292 of 2002'))[0], NATIONAL_INSURANCE);
+      assert.equal((await ids('CA 4292/2002'))[0], NATIONAL_INSURANCE);
+      assert.equal((await ids('criminal appeal nos. 1156-1157 of 2001'))[0], DANA_YADAV);
+      assert.equal((await ids('AB 3142/2018'))[0], GAUHATI_BAIL);
+      assert.equal((await ids('HCP 1/2024'))[0], JK_HABEAS);
+      assert.ok((await ids('bail in Crl. Appeal No. 1156-1157 of 2001')).includes(DANA_YADAV));
+    });
+
+    it('finds a case by its CNR, with or without separators', async () => {
+      assert.equal((await ids('GAHC010225502018'))[0], GAUHATI_BAIL);
+      assert.equal((await ids('gahc01-022550-2018'))[0], GAUHATI_BAIL);
+    });
+
+    it('finds party names written with honorifics, company forms and typos', async () => {
+      assert.ok((await ids('M/s. National Insurance Co. Pvt. Ltd., Chandigarh')).includes(NATIONAL_INSURANCE));
+      assert.equal((await ids('Nicoletta Rohatgi'))[0], NATIONAL_INSURANCE);
+      assert.ok((await ids('Shri Dana Yadav')).includes(DANA_YADAV));
+      assert.ok((await ids('Anurag Tankah')).includes(GAUHATI_BAIL));
+    });
+
+    it('returns nothing for words no record holds', async () => {
+      const result = await index.search(request('zzqxv'));
+      assert.deepEqual(result, { hits: [], total: 0, withheld: false });
+    });
+
+    const filterCases: [string, SearchFilters, (d: SearchDocument) => boolean][] = [
+      ['courtCodes', { courtCodes: ['JKHC'] }, (d) => d.courtCode === 'JKHC'],
+      ['years', { years: [1962] }, (d) => d.decisionYear === 1962],
+      ['caseTypes', { caseTypes: ['Crl.A.'] }, (d) => d.caseType === 'Crl.A.'],
+      [
+        'fromDate and toDate',
+        { fromDate: '1961-03-01', toDate: '1961-06-30' },
+        (d) => d.decisionDate !== null && d.decisionDate >= '1961-03-01' && d.decisionDate <= '1961-06-30',
+      ],
+    ];
+    for (const [name, filters, holds] of filterCases) {
+      it(`filters by ${name}: every hit satisfies it, and it removes some matches`, async () => {
+        const all = await index.search(request('state', { limit: 100 }));
+        const filtered = await index.search(request('state', { filters, limit: 100 }));
+        assert.ok(filtered.hits.length > 0, 'some hits remain');
+        assert.ok(filtered.total < all.total, 'the filter removed matches');
+        for (const hit of filtered.hits) assert.ok(holds(doc(hit.caseId)), hit.caseId);
+      });
+    }
+
+    it('filters by judge, matching the stored spelling exactly', async () => {
+      const judge = doc(GAUHATI_BAIL).judges[0] ?? '';
+      assert.ok((await ids('Anurag Tankha')).includes(GAUHATI_BAIL));
+      const hits = await ids('Anurag Tankha', { filters: { judges: [judge] } });
+      assert.ok(hits.includes(GAUHATI_BAIL));
+      for (const id of hits) assert.ok(doc(id).judges.includes(judge), id);
+      assert.deepEqual(await ids('Anurag Tankha', { filters: { judges: [judge.toLowerCase()] } }), []);
+      assert.deepEqual(await ids('Anurag Tankha', { filters: { judges: ['MIR ALFAZ'] } }), []);
+    });
+
+    const dated = (sort: SearchSort) => index.search(request('state', { sort, limit: 50, filters: { years: [1961, 1962] } }));
+    it('sorts recent first, ties by caseId', async () => {
+      const hits = (await dated('recent')).hits.map((h) => doc(h.caseId));
+      assert.ok(hits.length > 10);
+      for (let i = 1; i < hits.length; i += 1) {
+        const [a, b] = [hits[i - 1]!, hits[i]!];
+        assert.ok(
+          (a.decisionDate ?? '') > (b.decisionDate ?? '') || (a.decisionDate === b.decisionDate && a.caseId < b.caseId),
+          `${a.caseId} before ${b.caseId}`,
+        );
+      }
+    });
+
+    it('sorts oldest first, ties by caseId', async () => {
+      const hits = (await dated('oldest')).hits.map((h) => doc(h.caseId));
+      for (let i = 1; i < hits.length; i += 1) {
+        const [a, b] = [hits[i - 1]!, hits[i]!];
+        assert.ok(
+          (a.decisionDate ?? '') < (b.decisionDate ?? '') || (a.decisionDate === b.decisionDate && a.caseId < b.caseId),
+          `${a.caseId} before ${b.caseId}`,
+        );
+      }
+    });
+
+    it('sorts by relevance: scores never increase down the page', async () => {
+      const hits = (await index.search(request('Dana Yadav', { limit: 20 }))).hits;
+      assert.equal(hits[0]?.caseId, DANA_YADAV);
+      for (let i = 1; i < hits.length; i += 1) assert.ok(hits[i - 1]!.score >= hits[i]!.score);
+    });
+
+    it('pages without gaps or repeats, deterministically', async () => {
+      for (const sort of ['relevance', 'recent', 'oldest'] as const) {
+        const whole = await ids('state', { sort, limit: 20 });
+        const first = await ids('state', { sort, limit: 10 });
+        const second = await ids('state', { sort, limit: 10, offset: 10 });
+        assert.equal(whole.length, 20);
+        assert.deepEqual([...first, ...second], whole, sort);
+        assert.deepEqual(await ids('state', { sort, limit: 20 }), whole, `${sort} is repeatable`);
+      }
+    });
+
+    it('never returns a withheld document, only says one matched', async () => {
+      const target = doc(DANA_YADAV);
+      const before = await index.search(request('Dana Yadav'));
+      assert.equal(before.withheld, false);
+      await index.upsert([{ ...target, withheld: true }]);
+      const after = await index.search(request('Dana Yadav'));
+      assert.ok(!after.hits.some((h) => h.caseId === DANA_YADAV));
+      assert.equal(after.withheld, true);
+      assert.equal(after.total, before.total - 1);
+      assert.equal((await index.search(request('Crl.A. No.-001156-001157 - 2001'))).withheld, true);
+      assert.equal((await index.search(request('Nicoletta Rohatgi'))).withheld, false);
+      assert.equal((await index.search(request('Dana Yadav', { filters: { years: [1999] } }))).withheld, false);
+      await index.upsert([target]);
+      assert.ok((await ids('Dana Yadav')).includes(DANA_YADAV));
+    });
+
+    it('replaces a document on upsert by caseId', async () => {
+      const target = doc(NATIONAL_INSURANCE);
+      const other = doc(DANA_YADAV);
+      await index.upsert([{ ...target, petitioners: other.petitioners, respondents: other.respondents, title: other.title }]);
+      assert.ok(!(await ids('Nicoletta Rohatgi')).includes(NATIONAL_INSURANCE));
+      assert.ok((await ids('Dana Yadav')).includes(NATIONAL_INSURANCE));
+      await index.upsert([target]);
+      assert.equal((await ids('Nicoletta Rohatgi'))[0], NATIONAL_INSURANCE);
+    });
+
+    it('removes documents and ignores unknown ids', async () => {
+      const target = doc(GAUHATI_BAIL);
+      await index.remove([GAUHATI_BAIL, 'no-such-case']);
+      const gone = await index.search(request('GAHC010225502018'));
+      assert.ok(!gone.hits.some((h) => h.caseId === GAUHATI_BAIL));
+      assert.equal(gone.withheld, false);
+      await index.upsert([target]);
+      assert.equal((await ids('GAHC010225502018'))[0], GAUHATI_BAIL);
+    });
+  });
