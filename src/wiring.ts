@@ -126,6 +126,7 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
     documents: options.documents,
     documentLinks: options.documentLinks,
     charging: { credits: options.application.credits, topUpUrl: options.topUpUrl },
+    idempotency: options.application.idempotency,
     watermark: (accountId, text) => embed(text, tagOf(accountId)),
     clock,
   };

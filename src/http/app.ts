@@ -11,7 +11,7 @@ import { ApiError } from './api-error.ts';
 import type { App } from './app-types.ts';
 import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
-import { checkIdempotencyKeyFormat } from './middleware/idempotency.ts';
+import { checkIdempotencyKeyFormat, idempotent } from './middleware/idempotency.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
@@ -35,8 +35,12 @@ import type { ResearchDeps } from './research-deps.ts';
 import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-limit.ts';
 import { validationError } from './validation.ts';
 
-/** The credit-charging routes that honour Idempotency-Key (spec, "Idempotency"). */
+/**
+ * The credit-charging POST routes that honour Idempotency-Key: the spec's five, plus
+ * keyword search, a charged POST a client may retry after a timeout like any other.
+ */
 export const IDEMPOTENT_PATHS = [
+  '/search/cases',
   '/party/screen',
   '/party/screen/batch',
   '/cases/:id/analyze',
@@ -105,7 +109,12 @@ export function createApp(deps: AppDeps): App {
   registerGetAudit(api, keyed, deps.audit);
   registerGetUsage(api, keyed, deps.usage);
   const r = deps.research;
-  registerPostSearchCases(api, keyed, { search: r.search, cursors: r.cursors, charging: r.charging, clock: r.clock });
+  registerPostSearchCases(api, keyed, idempotent(r.idempotency), {
+    search: r.search,
+    cursors: r.cursors,
+    charging: r.charging,
+    clock: r.clock,
+  });
   registerGetJudgesSearch(api, keyed, { judges: r.judges, charging: r.charging });
   registerGetCasePdf(api, keyed, { cases: r.cases, quotas: r.quotas, documents: r.documents, charging: r.charging, clock: r.clock });
   registerGetCase(api, keyed, { cases: r.cases, quotas: r.quotas, charging: r.charging, watermark: r.watermark });

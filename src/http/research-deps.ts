@@ -1,5 +1,6 @@
 /** What the research routes (search, judges, cases, PDFs and document links) need from the application. */
 import type { SearchCursorCodec } from '../adapters/crypto/search-cursor-codec.ts';
+import type { IdempotencyService } from '../application/idempotency/idempotency-service.ts';
 import type { CaseReader } from '../application/cases/case-reader.ts';
 import type { ReadQuotas } from '../application/cases/read-quotas.ts';
 import type { JudgeDirectory } from '../application/judges/judge-directory.ts';
@@ -18,6 +19,8 @@ export interface ResearchDeps {
   /** Present when the service signs and serves document links itself (the local folder). */
   readonly documentLinks: DocumentLinkVerifier | null;
   readonly charging: ChargingDeps;
+  /** Idempotency-Key records for the charging POST routes. */
+  readonly idempotency: IdempotencyService;
   /** Marks prose with the watermark of a billing account. */
   readonly watermark: (accountId: string, text: string) => string;
   readonly clock: Clock;

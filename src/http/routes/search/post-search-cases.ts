@@ -20,7 +20,7 @@ import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
 
 export interface KeywordSearchRouteDeps {
@@ -133,16 +133,20 @@ const Response = z
   })
   .openapi('KeywordSearchResponse');
 
-const route = (auth: MiddlewareHandler<AppEnv>) =>
+const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
     method: 'post',
     path: '/search/cases',
     tags: ['Search'],
     summary: 'Keyword search over the full corpus',
-    description: `Price: ${describePrice('keywordSearch')} Not charged when it fails.`,
+    description: `Price: ${describePrice('keywordSearch')} Not charged when it fails. Honours Idempotency-Key like the other charging POST routes: a retry with the same key and body replays the first answer (Idempotency-Replayed: true) and charges nothing.`,
     security: keyedSecurity,
-    middleware: [auth] as const,
-    request: { body: { required: true, content: { 'application/json': { schema: Body } } } },
+    // The gate first: idempotency records are scoped per API key.
+    middleware: [auth, idempotency] as const,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: Body } } },
+      headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
+    },
     responses: {
       200: { description: 'One page of matching cases.', content: { 'application/json': { schema: Response } } },
       ...errorResponses(
@@ -152,13 +156,21 @@ const route = (auth: MiddlewareHandler<AppEnv>) =>
         'PAGINATION_DEPTH_EXCEEDED',
         'CURSOR_INVALID',
         'INSUFFICIENT_API_CREDITS',
+        'IDEMPOTENCY_KEY_INVALID',
+        'IDEMPOTENCY_KEY_REUSED',
+        'IDEMPOTENCY_IN_PROGRESS',
         'UPSTREAM_UNAVAILABLE',
       ),
     },
   });
 
-export function registerPostSearchCases(app: App, auth: MiddlewareHandler<AppEnv>, deps: KeywordSearchRouteDeps): void {
-  app.openapi(route(auth), async (c) => {
+export function registerPostSearchCases(
+  app: App,
+  auth: MiddlewareHandler<AppEnv>,
+  idempotency: MiddlewareHandler<AppEnv>,
+  deps: KeywordSearchRouteDeps,
+): void {
+  app.openapi(route(auth, idempotency), async (c) => {
     const started = performance.now();
     const { limits } = principalOf(c);
     const body = c.req.valid('json');
