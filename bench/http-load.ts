@@ -15,19 +15,30 @@ function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 }
 
-export async function load(
-  url: string,
-  headers: Record<string, string>,
-  options: { concurrency: number; durationMs: number; expectStatus: number },
-): Promise<LoadResult> {
+export interface LoadOptions {
+  readonly concurrency: number;
+  readonly durationMs: number;
+  readonly expectStatus: number;
+  /** POST this body (the i-th request's) instead of GET. */
+  readonly body?: (i: number) => string;
+  /** Per-request headers over the common ones, e.g. a key per account. */
+  readonly headersFor?: (i: number) => Record<string, string>;
+}
+
+export async function load(url: string, headers: Record<string, string>, options: LoadOptions): Promise<LoadResult> {
   const latencies: number[] = [];
   let failures = 0;
   const deadline = performance.now() + options.durationMs;
   const started = performance.now();
+  let sent = 0;
   const client = async () => {
     while (performance.now() < deadline) {
+      const i = sent++;
       const t0 = performance.now();
-      const res = await fetch(url, { headers });
+      const res = await fetch(url, {
+        headers: { ...headers, ...options.headersFor?.(i), ...(options.body ? { 'Content-Type': 'application/json' } : {}) },
+        ...(options.body ? { method: 'POST', body: options.body(i) } : {}),
+      });
       await res.arrayBuffer();
       latencies.push(performance.now() - t0);
       if (res.status !== options.expectStatus) failures += 1;

@@ -1,7 +1,9 @@
 /** `npm run bench`: prints every benchmark's figures (medians) and ratios. */
 import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
 import { benchAnalytics } from './analytics.bench.ts';
+import { benchCharging } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
+import { watermarkBench } from './watermark.bench.ts';
 import { median, table } from './stats.ts';
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -83,3 +85,40 @@ console.log(
       : []),
   ]),
 );
+
+const corpusDir = process.env.CORPUS_DIR ?? '../shared/data';
+if (adminUrl) {
+  const c = await benchCharging(adminUrl, corpusDir, redisUrl);
+  console.log(
+    `\nCharged calls through the running service (PostgreSQL${redisUrl ? ' + Redis' : ''}, ${c.corpusRecords} real records indexed, 32 clients, 4 s; medians of 3 runs)`,
+  );
+  const row = (label: string, r: typeof c.me) => [label, r.perSecond, r.p50Ms, r.p99Ms, r.failures];
+  console.log(
+    table([
+      ['call', 'req/s', 'p50 ms', 'p99 ms', 'failures'],
+      row('GET /me, uncharged (hot account)', c.me),
+      row('GET /judges/search, 1 credit (hot account)', c.judgesHot),
+      row('GET /judges/search, 1 credit (1,000 accounts)', c.judgesSpread),
+      row('POST /search/cases, 5 credits (hot account)', c.searchHot),
+      row('POST /search/cases, 5 credits (1,000 accounts)', c.searchSpread),
+      row('POST /search/cases, 1 client', c.searchSingleClient),
+      ['bare index query (in process)', c.bareIndex.perSecondAt32, c.bareIndex.p50Ms, c.bareIndex.p99Ms, ''],
+    ]),
+  );
+  console.log(
+    table([
+      ['ratio', 'value'],
+      ['charged : uncharged req/s (judges, hot : /me)', c.judgesHot.perSecond / c.me.perSecond],
+      ['hot account : 1,000 accounts req/s (judges)', c.judgesHot.perSecond / c.judgesSpread.perSecond],
+      ['search over HTTP : bare index, p50 at 1 client', c.searchSingleClient.p50Ms / c.bareIndex.p50Ms],
+      ['search over HTTP : bare index, throughput at 32', c.searchHot.perSecond / c.bareIndex.perSecondAt32],
+    ]),
+  );
+  console.log(
+    `Audit trail to ClickHouse: ${c.auditRowsAwaited} hot-account rows visible in GET /audit ${c.auditLagMs.toFixed(0)} ms after the load stopped`,
+  );
+} else {
+  console.log('\n(Charged-call benchmark skipped: needs PostgreSQL)');
+}
+
+await watermarkBench();

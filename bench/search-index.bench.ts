@@ -84,6 +84,7 @@ async function partyProbes(db: Db): Promise<{ honorific: Probe[]; typo: Probe[] 
     .selectFrom('cases')
     .select(['caseId', sql<string>`petitioners->0->>'name'`.as('name')])
     .where('source', '=', 'sc-judgments-metadata')
+    .where(sql<boolean>`petitioners->0->>'name' is not null`)
     .orderBy('caseId')
     .execute();
   const uses = new Map<string, number>();
@@ -141,7 +142,7 @@ const WORD_QUERIES = [
 /** Fills search_documents with `size` recombined copies of the real rows, in SQL. */
 async function synthesise(db: Db, size: number): Promise<void> {
   await sql`delete from search_documents where case_id like 'syn-%'`.execute(db);
-  const real = Number((await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(db)).rows[0]?.n ?? 0);
+  const real = (await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(db)).rows[0]?.n ?? 0;
   const step = 100_000;
   for (let from = 1; from <= size - real; from += step) {
     const to = Math.min(size - real, from + step - 1);
@@ -150,7 +151,7 @@ async function synthesise(db: Db, size: number): Promise<void> {
            n as (select count(*) as n from base)
       insert into search_documents (case_id, case_number, case_number_key, cnr, court_code, case_type, judges, decision_date, decision_year, party_names, document, withheld)
       select 'syn-' || k, a.case_number, a.case_number_key, null, a.court_code, a.case_type, b.judges, b.decision_date, b.decision_year, a.party_names, a.document, false
-      from generate_series(${from}::int, ${to}::int) k, n
+      from generate_series(${from}::int, ${to}::int) k cross join n
       join base a on a.i = k % n.n
       join base b on b.i = (k::bigint * 7919 + 13) % n.n`.execute(db);
   }
@@ -198,7 +199,7 @@ async function measure(adminUrl: string | undefined): Promise<SearchIndexFigures
     const index = new PostgresSearchIndex(db);
     await new SearchIndexProjector(db, index, { kind: database.kind, now: () => new Date(), batchSize: 500 }).catchUp();
     await sql`analyze search_documents`.execute(db);
-    const documents = Number((await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(db)).rows[0]?.n ?? 0);
+    const documents = (await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(db)).rows[0]?.n ?? 0;
 
     const numbers = await caseNumberProbes(db);
     const parties = await partyProbes(db);

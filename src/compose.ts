@@ -130,6 +130,8 @@ export async function composeService(
 
   const auditProjector = new ProjectorRunner(database.db, auditToClickHouse(analytics.store), {
     now: () => clock.now(),
+    // ClickHouse wants few large inserts: each insert writes a part, whatever its size.
+    batchSize: 5_000,
     idleMs: 250,
     onError: (err) => logger.warn({ err }, 'audit projection to ClickHouse failed; will retry'),
   });

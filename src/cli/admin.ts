@@ -202,6 +202,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
 const USAGE = [
   'usage: court-records admin <command> [--url URL]',
   ...Object.values(COMMANDS).map((c) => `  ${c.synopsis}`),
+  '  watermark trace FILE  name the billing account a leaked extract was served to (reads the database directly)',
   'The service is COURT_RECORDS_URL (or --url); the bearer token is ADMIN_TOKEN.',
 ].join('\n');
 

@@ -8,12 +8,18 @@ import { openDatabase } from '../db/open.ts';
 import { adminCommand } from './admin.ts';
 import { financeCommand } from './finance.ts';
 import { ingestCommand } from './ingest.ts';
+import { watermarkCommand } from './watermark.ts';
 
 const USAGE = `usage: court-records <command>
   migrate          apply the SQL migrations to the configured database
   ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)
   admin ...        operator commands against a running service (court-records admin --help)
-  finance export   credit ledger events with running balances (court-records finance --help)`;
+  admin watermark trace FILE
+                   name the billing account a leaked extract was served to (reads the database)
+  finance export   credit ledger events with running balances (court-records finance --help)
+  finance reconcile
+                   check balances, charges, audit trail and ClickHouse usage agree
+                   (exit 0 clean, 1 differences, 3 incomplete: ClickHouse unreachable)`;
 
 async function migrateCommand(): Promise<number> {
   const config = loadConfig(process.env);
@@ -36,7 +42,7 @@ export async function main(argv: readonly string[]): Promise<number> {
       case 'ingest':
         return await ingestCommand(rest);
       case 'admin':
-        return await adminCommand(rest);
+        return rest[0] === 'watermark' ? await watermarkCommand(rest.slice(1)) : await adminCommand(rest);
       case 'finance':
         return await financeCommand(rest);
       default:

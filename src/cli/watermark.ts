@@ -3,7 +3,8 @@
  * fetched the text in FILE (a leaked extract of 200 characters or more), with the chance
  * that the match is luck. It reads the service's database (DATABASE_URL, else PGlite in
  * DATA_DIR) for the candidate accounts and derives their tags from the same secret the
- * service watermarks with. Prints one JSON object on stdout; exits 0 when an account is
+ * service watermarks with. A file holding JSON (a saved API response, where the marks may
+ * be escaped as \u200b) is traced on its string values. Prints one JSON object on stdout; exits 0 when an account is
  * named, 1 when no watermark is found, 2 on a bad command line or unreadable file.
  */
 import { readFile } from 'node:fs/promises';
@@ -29,6 +30,22 @@ export interface WatermarkIo {
 /** The secret the service watermarks with, resolved as src/compose.ts resolves it. */
 function serviceSecret(config: Config): string {
   return config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
+}
+
+/** The text to trace: a JSON document's string values, else the file as it is. */
+function leakedText(raw: string): string {
+  const strings: string[] = [];
+  const collect = (value: unknown): void => {
+    if (typeof value === 'string') strings.push(value);
+    else if (Array.isArray(value)) value.forEach(collect);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(collect);
+  };
+  try {
+    collect(JSON.parse(raw));
+  } catch {
+    return raw;
+  }
+  return strings.join('\n');
 }
 
 function candidate(c: Candidate | null) {
@@ -77,7 +94,7 @@ export async function runWatermark(args: readonly string[], io: WatermarkIo): Pr
   const config = loadConfig(io.env);
   const database = await (io.open ?? openDatabase)(config);
   try {
-    const result = await traceLeak(database.db, text, watermarkTagger(io.secret ?? serviceSecret(config)));
+    const result = await traceLeak(database.db, leakedText(text), watermarkTagger(io.secret ?? serviceSecret(config)));
     io.stdout.write(`${JSON.stringify(report(result))}\n`);
     return result.found ? 0 : 1;
   } finally {

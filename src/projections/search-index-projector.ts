@@ -7,9 +7,10 @@
  * after its checkpoint, so a row committed late is never skipped. Each batch is mapped
  * to SearchDocuments, upserted (durable on return), and only then is the checkpoint saved
  * in `projector_checkpoints`: a crash in between repeats the batch, and upserts are
- * idempotent. The index is written outside any transaction (PGlite has one session), so
- * on PostgreSQL a session advisory lock on a reserved connection keeps a second instance
- * from interleaving stale batches; PGlite is single-process, and runs are serialised here.
+ * idempotent; each backend has its own checkpoint, and `rebuild()` starts one over. The
+ * index is written outside any transaction (PGlite has one session), so on PostgreSQL a
+ * session advisory lock on a reserved connection keeps a second instance from
+ * interleaving stale batches; PGlite is single-process, and runs are serialised here.
  */
 import { sql, type Selectable } from 'kysely';
 import type { Database, Db } from '../db/database.ts';
@@ -18,8 +19,10 @@ import { decodeEntities } from '../corpus/source-text.ts';
 import type { SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
 
-export const SEARCH_INDEX_PROJECTOR = 'search-index';
-const LOCK_KEY = sql`hashtext(${SEARCH_INDEX_PROJECTOR})`;
+/** One checkpoint per backend: switching to Meilisearch starts that index from zero. */
+export function searchIndexProjectorName(index: SearchIndex): string {
+  return `search-index:${index.name}`;
+}
 
 type CaseRow = Selectable<Database['cases']>;
 
@@ -75,12 +78,15 @@ export class SearchIndexProjector {
   #running: Promise<void> | undefined;
   #stopped = true;
   #serial: Promise<unknown> = Promise.resolve();
+  readonly #name: string;
 
   constructor(
     private readonly db: Db,
     private readonly index: SearchIndex,
     private readonly options: SearchIndexProjectorOptions,
-  ) {}
+  ) {
+    this.#name = searchIndexProjectorName(index);
+  }
 
   /** Projects at most one batch; returns how many case rows it read (0 when caught up). */
   runOnce(): Promise<number> {
@@ -94,6 +100,12 @@ export class SearchIndexProjector {
     let total = 0;
     for (let n = await this.runOnce(); n > 0; n = await this.runOnce()) total += n;
     return total;
+  }
+
+  /** Forgets the checkpoint and re-projects every case (an index emptied or replaced). */
+  async rebuild(): Promise<number> {
+    await this.db.deleteFrom('projectorCheckpoints').where('projector', '=', this.#name).execute();
+    return this.catchUp();
   }
 
   start(): void {
@@ -119,13 +131,13 @@ export class SearchIndexProjector {
   async #exclusive(): Promise<number> {
     if (this.options.kind === 'pglite') return this.#batch();
     return this.db.connection().execute(async (conn) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(${LOCK_KEY}) as ok`.execute(conn);
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${this.#name})) as ok`.execute(conn);
       // Another instance is projecting: it will index what this one would have.
       if (!locked.rows[0]?.ok) return 0;
       try {
         return await this.#batch();
       } finally {
-        await sql`select pg_advisory_unlock(${LOCK_KEY})`.execute(conn);
+        await sql`select pg_advisory_unlock(hashtext(${this.#name}))`.execute(conn);
       }
     });
   }
@@ -152,7 +164,7 @@ export class SearchIndexProjector {
     const row = await this.db
       .selectFrom('projectorCheckpoints')
       .select(['transactionId', 'globalPosition'])
-      .where('projector', '=', SEARCH_INDEX_PROJECTOR)
+      .where('projector', '=', this.#name)
       .executeTakeFirst();
     return row ?? { transactionId: '0', globalPosition: 0 };
   }
@@ -161,7 +173,7 @@ export class SearchIndexProjector {
     const updatedAt = this.options.now();
     await this.db
       .insertInto('projectorCheckpoints')
-      .values({ projector: SEARCH_INDEX_PROJECTOR, ...checkpoint, updatedAt })
+      .values({ projector: this.#name, ...checkpoint, updatedAt })
       .onConflict((oc) => oc.column('projector').doUpdateSet({ ...checkpoint, updatedAt }))
       .execute();
   }

@@ -114,6 +114,15 @@ for (const factory of databases) {
       assert.equal(printed.name, 'Test solo');
     });
 
+    it('traces a saved JSON response whose marks are escaped', async () => {
+      const body = JSON.stringify({ data: { caseId: 'SC-1951-78', judgmentText: leaked(ids.otherSolo) } });
+      const escaped = body.replace(/[\u007f-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+      assert.match(escaped, /\\u200/);
+      const { code, printed } = await trace(escaped);
+      assert.equal(code, 0);
+      assert.equal(printed?.accountId, ids.otherSolo);
+    });
+
     it('takes the secret from KEY_HASH_SECRET when none is given', async () => {
       const secret = 'k'.repeat(40);
       const { code, printed } = await trace(leaked(ids.otherFirm, secret), { KEY_HASH_SECRET: secret }, null);

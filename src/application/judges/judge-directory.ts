@@ -107,10 +107,17 @@ function rank(query: string, entry: JudgeEntry): number {
   return name.startsWith(query) ? 1 : 2;
 }
 
+/** An entry with its match keys worked out once, not on every lookup. */
+interface Indexed {
+  readonly entry: JudgeEntry;
+  readonly lower: string;
+  readonly loose: string;
+}
+
 export class JudgeDirectory {
-  #entries: JudgeEntry[] | undefined;
+  #entries: Indexed[] | undefined;
   #builtAt = 0;
-  #building: Promise<JudgeEntry[]> | undefined;
+  #building: Promise<Indexed[]> | undefined;
 
   constructor(private readonly deps: JudgeDirectoryDeps) {}
 
@@ -118,21 +125,23 @@ export class JudgeDirectory {
   async search(q: string | undefined): Promise<{ judges: JudgeEntry[]; total: number }> {
     const all = await this.#all();
     const query = q?.trim().toLowerCase() ?? '';
-    if (query === '') return { judges: all.slice(0, MAX_JUDGE_RESULTS), total: all.length };
+    if (query === '') return { judges: all.slice(0, MAX_JUDGE_RESULTS).map((i) => i.entry), total: all.length };
     const loose = judgeKey(query).toLowerCase();
-    const matches = all.filter(
-      (e) => e.name.toLowerCase().includes(query) || (loose !== '' && judgeKey(e.name).toLowerCase().includes(loose)),
-    );
+    const matches = all.filter((i) => i.lower.includes(query) || (loose !== '' && i.loose.includes(loose))).map((i) => i.entry);
     matches.sort((a, b) => rank(query, a) - rank(query, b) || b.cases - a.cases || a.name.localeCompare(b.name, 'en'));
     return { judges: matches.slice(0, MAX_JUDGE_RESULTS), total: matches.length };
   }
 
-  async #all(): Promise<JudgeEntry[]> {
+  async #all(): Promise<Indexed[]> {
     const fresh = this.deps.clock.now().getTime() - this.#builtAt < (this.deps.ttlMs ?? DEFAULT_TTL_MS);
     if (this.#entries && fresh) return this.#entries;
     this.#building ??= Promise.all([this.deps.storedBenches(), this.deps.profiles()])
       .then(([benches, profiles]) => {
-        this.#entries = build(benches, profiles);
+        this.#entries = build(benches, profiles).map((entry) => ({
+          entry,
+          lower: entry.name.toLowerCase(),
+          loose: judgeKey(entry.name).toLowerCase(),
+        }));
         this.#builtAt = this.deps.clock.now().getTime();
         return this.#entries;
       })
