@@ -3,6 +3,7 @@ import { benchGateThroughput, benchLimiters, benchRevocation } from './access.be
 import { benchAnalytics } from './analytics.bench.ts';
 import { benchCharging } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
+import { searchIndexBench } from './search-index.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { median, table } from './stats.ts';
 
@@ -120,5 +121,8 @@ if (adminUrl) {
 } else {
   console.log('\n(Charged-call benchmark skipped: needs PostgreSQL)');
 }
+
+if (adminUrl) await searchIndexBench(adminUrl);
+else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the synthetic 100k and 1M sets)');
 
 await watermarkBench();

@@ -13,7 +13,7 @@ import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
 import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireApplication, wireResearch } from './wiring.ts';
-import { PostgresSearchIndex } from './adapters/postgres/search-index.ts';
+import { openSearchIndex } from './adapters/search/open-search-index.ts';
 import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
 import { storeJudgmentDocuments } from './corpus/store-documents.ts';
 import { SearchIndexProjector } from './projections/search-index-projector.ts';
@@ -136,7 +136,8 @@ export async function composeService(
     onError: (err) => logger.warn({ err }, 'audit projection to ClickHouse failed; will retry'),
   });
 
-  const searchIndex = new PostgresSearchIndex(database.db);
+  // Meilisearch when MEILI_URL is set, else PostgreSQL full-text search over the case store's database.
+  const searchIndex = await openSearchIndex(config, database.db);
   const searchProjector = new SearchIndexProjector(database.db, searchIndex, {
     kind: database.kind,
     now: () => clock.now(),

@@ -3,16 +3,19 @@
  * start ingests the real corpus) and under Deno, answering the public endpoints over HTTP.
  */
 import assert from 'node:assert/strict';
+import { createDecipheriv, createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { corpusDir } from '../support/corpus.ts';
 import { startService, type RunningService } from '../support/service-process.ts';
 
 const API = '/api/v1/prod';
 
+const NODE_ADMIN_TOKEN = 'node-admin-token-0123456789';
+
 describe('the service under Node on embedded defaults', () => {
   let service: RunningService;
   before(async () => {
-    service = await startService('node', { CORPUS_DIR: corpusDir, AUTO_INGEST: 'true' });
+    service = await startService('node', { CORPUS_DIR: corpusDir, AUTO_INGEST: 'true', ADMIN_TOKEN: NODE_ADMIN_TOKEN });
   });
   after(async () => service.stop());
 
@@ -37,6 +40,64 @@ describe('the service under Node on embedded defaults', () => {
       total = body.data.totals.total;
     }
     assert.ok(total > 30_000, `coverage total ${total} after first-start ingest`);
+  });
+
+  it('lets a keyed caller search the real corpus, read a case and download its PDF, charging each call', async () => {
+    const admin = async (path: string, body: unknown) => {
+      const res = await fetch(`${service.url}${path}`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${NODE_ADMIN_TOKEN}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify(body),
+      });
+      assert.ok(res.ok, `${path}: ${res.status}`);
+      return ((await res.json()) as { data: Record<string, string> }).data;
+    };
+    const user = await admin('/admin/users', { email: 'e2e@lawfirm.example', name: 'E2E', tier: 'enterprise' });
+    const key = (await admin(`/admin/users/${user.userId!}/keys`, { name: 'e2e' })).fullKey!;
+    await admin(`/admin/users/${user.userId!}/credits`, { amount: 10_000, source: 'grant' });
+    const headers = { 'X-API-Key': key, 'Content-Type': 'application/json' };
+    type Page = { data: { caseId: string; caseNumber: string }[] };
+    // The index fills in the background after first-start ingest; wait for a known record.
+    let page: Page = { data: [] };
+    let searches = 0;
+    const deadline = Date.now() + 180_000;
+    while (Date.now() < deadline && !page.data.some((d) => d.caseId === 'sc-inabs-5861')) {
+      const res = await fetch(`${service.url}${API}/search/cases`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ query: 'CA 56/1987' }),
+      });
+      assert.equal(res.status, 200);
+      searches += 1;
+      page = (await res.json()) as Page;
+      if (!page.data.some((d) => d.caseId === 'sc-inabs-5861')) await new Promise((r) => setTimeout(r, 2000));
+    }
+    assert.equal(page.data[0]?.caseId, 'sc-inabs-5861');
+    const detail = await fetch(`${service.url}${API}/cases/sc-inabs-5861`, { headers });
+    assert.equal(detail.status, 200);
+    // PDFs are rendered in the background after ingest; PDF_NOT_STORED until then, uncharged.
+    let pdfResponse = await fetch(`${service.url}${API}/cases/sc-inabs-5861/pdf`, { headers });
+    while (pdfResponse.status === 404 && Date.now() < deadline) {
+      assert.equal(((await pdfResponse.json()) as { code: string }).code, 'PDF_NOT_STORED');
+      await new Promise((r) => setTimeout(r, 1000));
+      pdfResponse = await fetch(`${service.url}${API}/cases/sc-inabs-5861/pdf`, { headers });
+    }
+    assert.equal(pdfResponse.status, 200);
+    const pdf = (await pdfResponse.json()) as { data: { caseId: string; caseNumber: string; pdfUrl: string } };
+    const [iv, ciphertext] = pdf.data.pdfUrl.split(':') as [string, string];
+    const keyBytes = createHash('sha256').update(`${pdf.data.caseId}${pdf.data.caseNumber}`).digest();
+    const decipher = createDecipheriv('aes-256-cbc', keyBytes, Buffer.from(iv, 'hex'));
+    const url = Buffer.concat([decipher.update(Buffer.from(ciphertext, 'hex')), decipher.final()]).toString('utf8');
+    const download = await fetch(url);
+    assert.equal(download.status, 200);
+    assert.equal(
+      Buffer.from(await download.arrayBuffer())
+        .subarray(0, 5)
+        .toString(),
+      '%PDF-',
+    );
+    const usage = (await (await fetch(`${service.url}${API}/usage`, { headers })).json()) as { data: { balance: number } };
+    assert.equal(usage.data.balance, 10_000 - 5 * searches - 1 - 5);
   });
 
   it('serves /docs with the Scalar bundle from our own origin', async () => {
