@@ -16,6 +16,8 @@ import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
+import { sql } from 'kysely';
+import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
@@ -34,6 +36,16 @@ const RUNS = 3;
 /** Real words and party names from the corpus; each request takes the next. */
 const QUERIES = ['land acquisition', 'Union of India', 'murder', 'income tax', 'State of Punjab', 'bail', 'arbitration award', 'pension'];
 
+/** Keyword search over HTTP and bare at one corpus size. */
+export interface SearchAtSize {
+  readonly documents: number;
+  readonly synthetic: boolean;
+  readonly http: LoadResult;
+  readonly httpSingleClient: LoadResult;
+  readonly bare: { readonly p50Ms: number; readonly p99Ms: number; readonly perSecondAt32: number };
+  readonly projectionSeconds: number;
+}
+
 export interface ChargingFigures {
   readonly corpusRecords: number;
   readonly me: LoadResult;
@@ -45,6 +57,40 @@ export interface ChargingFigures {
   readonly bareIndex: { readonly p50Ms: number; readonly p99Ms: number; readonly perSecondAt32: number };
   readonly auditLagMs: number;
   readonly auditRowsAwaited: number;
+  /** Synthetic sets (real fields recombined) at the sizes of BENCH_SEARCH_SIZES, default 100k and 1M. */
+  readonly scaled: readonly SearchAtSize[];
+}
+
+const SCALED_SIZES = (process.env.BENCH_SEARCH_SIZES ?? '100000,1000000')
+  .split(',')
+  .map(Number)
+  .filter((n) => n > 0);
+
+/**
+ * Grows the case store to `size` rows with synthetic cases: each takes its number, court and
+ * parties from one real Supreme Court record and its bench and dates from another, under a
+ * `syn-` id, so every field is a real one and only the combinations are made up.
+ */
+async function growSynthetic(db: Db, size: number): Promise<void> {
+  const count = async () => (await sql<{ n: number }>`select count(*)::int as n from cases`.execute(db)).rows[0]?.n ?? 0;
+  const from = (await sql<{ n: number }>`select count(*)::int as n from cases where case_id like 'syn-%'`.execute(db)).rows[0]?.n ?? 0;
+  const missing = size - (await count());
+  for (let start = from; start < from + missing; start += 50_000) {
+    const end = Math.min(from + missing, start + 50_000) - 1;
+    await sql`
+      with base as (select row_number() over (order by case_id) - 1 as i, * from cases where source = 'sc-judgments-metadata'),
+           n as (select count(*) as n from base)
+      insert into cases (case_id, source, source_ref, case_number, case_number_normalised, court_code, court_name, court_level, bench,
+                         case_type, title, petitioners, respondents, judges, decision_date, filing_date, decision_year, citations,
+                         text, summary, document_bearing, restricted, quirks, extra, content_hash, ingested_at)
+      select 'syn-' || k, 'synthetic', 'recombined', a.case_number, a.case_number_normalised, a.court_code, a.court_name, a.court_level, a.bench,
+             a.case_type, a.title, a.petitioners, a.respondents, b.judges, b.decision_date, b.filing_date, b.decision_year, '[]'::jsonb,
+             null, null, false, false, '[]'::jsonb, '{}'::jsonb, 'synthetic', now()
+      from generate_series(${start}::int, ${end}::int) k cross join n
+      join base a on a.i = k % n.n
+      join base b on b.i = (k::bigint * 7919 + 13) % n.n`.execute(db);
+  }
+  await sql`analyze cases`.execute(db);
 }
 
 function member(email: string, organizationId: string | null): NewUser {
@@ -78,7 +124,7 @@ async function runs(work: () => Promise<LoadResult>): Promise<LoadResult> {
   return pick(results);
 }
 
-async function bareIndex(index: PostgresSearchIndex): Promise<ChargingFigures['bareIndex']> {
+async function bareIndex(index: PostgresSearchIndex): Promise<SearchAtSize['bare']> {
   const request = (i: number): SearchRequest => ({
     query: QUERIES[i % QUERIES.length]!,
     filters: {},
@@ -153,33 +199,42 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
       spreadKeys.push(must(await app.accounts.createKey(user.userId, 'spread', operator)).fullKey);
     }
 
-    const port = 20000 + Math.floor(Math.random() * 20000);
-    child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      env: {
-        ...process.env,
-        PORT: String(port),
-        DATA_DIR: dataDir,
-        DATABASE_URL: url.toString(),
-        REDIS_URL: redisUrl ?? '',
-        KEY_HASH_SECRET: SECRET,
-        AUTO_INGEST: 'false',
-        LOG_LEVEL: 'silent',
-        CORPUS_DIR: corpusDir,
-      },
-      stdio: 'ignore',
-    });
-    const api = `http://127.0.0.1:${port}/api/v1/prod`;
-    for (let i = 0; ; i += 1) {
-      if (
-        await fetch(`${api}/health`).then(
+    let starts = 0;
+    const startService = async (): Promise<string> => {
+      // A data folder per start: the embedded ClickHouse of a stopped instance may still be closing.
+      starts += 1;
+      const port = 20000 + Math.floor(Math.random() * 20000);
+      child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        env: {
+          ...process.env,
+          PORT: String(port),
+          DATA_DIR: join(dataDir, String(starts)),
+          DATABASE_URL: url.toString(),
+          REDIS_URL: redisUrl ?? '',
+          KEY_HASH_SECRET: SECRET,
+          AUTO_INGEST: 'false',
+          LOG_LEVEL: 'silent',
+          CORPUS_DIR: corpusDir,
+        },
+        stdio: 'ignore',
+      });
+      const root = `http://127.0.0.1:${port}/api/v1/prod`;
+      for (let i = 0; i < 240; i += 1) {
+        const up = await fetch(`${root}/health`).then(
           (r) => r.ok,
           () => false,
-        )
-      )
-        break;
-      if (i > 240) throw new Error('service did not come up');
-      await new Promise((r) => setTimeout(r, 250));
-    }
+        );
+        if (up) return root;
+        await new Promise((r) => setTimeout(r, 250));
+      }
+      throw new Error('service did not come up');
+    };
+    const stopService = async (): Promise<void> => {
+      child?.kill('SIGTERM');
+      child = undefined;
+      await new Promise((r) => setTimeout(r, 1000));
+    };
+    const api = await startService();
     const hot = { 'X-API-Key': hotKey };
     const spread = (i: number) => ({ 'X-API-Key': spreadKeys[i % ACCOUNTS]! });
     const search = (i: number) => JSON.stringify({ query: QUERIES[i % QUERIES.length], limit: 20 });
@@ -194,27 +249,45 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
     const searchSingleClient = await runs(() =>
       load(`${api}/search/cases`, hot, { ...options, concurrency: 1, expectStatus: 200, body: search }),
     );
-    const hotRequestsEnd = performance.now();
     const judgesSpread = await runs(() => load(`${api}/judges/search?q=singh`, {}, { ...options, expectStatus: 200, headersFor: spread }));
     const searchSpread = await runs(() =>
       load(`${api}/search/cases`, {}, { ...options, expectStatus: 200, body: search, headersFor: spread }),
     );
 
-    // Every hot-account call (plus the warm-up) must reach ClickHouse; the watcher's polls are its own rows.
+    // Every hot-account call must reach ClickHouse; the watcher's polls are its own rows.
+    const loadEnd = performance.now();
     const awaited = me.requests + judgesHot.requests + searchHot.requests + searchSingleClient.requests;
     let auditLagMs = Number.NaN;
     for (let i = 0; i < 600; i += 1) {
       const res = await fetch(`${api}/audit?userId=${hotUser.userId}&limit=1`, { headers: { 'X-API-Key': watcherKey } });
       const body = (await res.json()) as { data?: { summary?: { totalRequests?: number } } };
       if ((body.data?.summary?.totalRequests ?? 0) >= awaited) {
-        auditLagMs = performance.now() - hotRequestsEnd;
+        auditLagMs = performance.now() - loadEnd;
         break;
       }
       await new Promise((r) => setTimeout(r, 100));
     }
     const bare = await bareIndex(index);
+    await stopService();
+
+    const scaled: SearchAtSize[] = [];
+    for (const size of SCALED_SIZES) {
+      await growSynthetic(database.db, size);
+      const projecting = performance.now();
+      await new SearchIndexProjector(database.db, index, { kind: 'postgres', now: () => new Date(), batchSize: 2_000 }).catchUp();
+      const projectionSeconds = (performance.now() - projecting) / 1000;
+      const root = await startService();
+      await load(`${root}/search/cases`, hot, { ...options, durationMs: 1000, expectStatus: 200, body: search });
+      const http = await runs(() => load(`${root}/search/cases`, hot, { ...options, expectStatus: 200, body: search }));
+      const httpSingleClient = await runs(() =>
+        load(`${root}/search/cases`, hot, { ...options, concurrency: 1, expectStatus: 200, body: search }),
+      );
+      await stopService();
+      scaled.push({ documents: size, synthetic: true, http, httpSingleClient, bare: await bareIndex(index), projectionSeconds });
+    }
     const corpusRecords = ingested.sources.reduce((n, s) => n + s.inserted + s.updated + s.unchanged, 0);
     return {
+      scaled,
       corpusRecords,
       me,
       judgesHot,

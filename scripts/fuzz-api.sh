@@ -27,6 +27,8 @@ export COURT_RECORDS_URL="http://127.0.0.1:$port" ADMIN_TOKEN="$admin_token"
 field() { node -e 'process.stdout.write(String(JSON.parse(require("fs").readFileSync(0, "utf8"))[process.argv[1]]))' "$1"; }
 user_id=$(node bin/court-records.mjs admin user create --email fuzz@lawfirm.example --name Fuzz --tier enterprise | field userId)
 api_key=$(node bin/court-records.mjs admin key create --user "$user_id" --name fuzz | field fullKey)
+# Enough credits that charged routes are fuzzed past the 402 (which is fuzzed by the int tests).
+node bin/court-records.mjs admin credits grant --user "$user_id" --amount 100000000 >/dev/null
 
 st --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
   --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1 \
