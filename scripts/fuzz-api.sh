@@ -13,7 +13,7 @@ fi
 port=${FUZZ_PORT:-3917}
 data_dir=$(mktemp -d)
 admin_token="fuzz-admin-token-$RANDOM-$RANDOM-0000"
-DATA_DIR="$data_dir" PORT="$port" AUTO_INGEST=false LOG_LEVEL=silent PUBLIC_RATE_LIMIT_PER_MINUTE=100000 ADMIN_TOKEN="$admin_token" \
+DATA_DIR="$data_dir" PORT="$port" AUTO_INGEST=true LOG_LEVEL=silent PUBLIC_RATE_LIMIT_PER_MINUTE=100000 ADMIN_TOKEN="$admin_token" \
   node --import tsx src/main.ts &
 server=$!
 trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
@@ -29,6 +29,15 @@ user_id=$(node bin/court-records.mjs admin user create --email fuzz@lawfirm.exam
 api_key=$(node bin/court-records.mjs admin key create --user "$user_id" --name fuzz | field fullKey)
 # Enough credits that charged routes are fuzzed past the 402 (which is fuzzed by the int tests).
 node bin/court-records.mjs admin credits grant --user "$user_id" --amount 100000000 >/dev/null
+
+# Fuzz against the real corpus: wait until first-start ingest has filled the search index.
+for _ in $(seq 1 180); do
+  found=$(curl -s -X POST -H "X-API-Key: $api_key" -H 'Content-Type: application/json' \
+    -d '{"query":"Civil Appeal No. 56 of 1987"}' "http://127.0.0.1:$port/api/v1/prod/search/cases" |
+    node -e 'const b = JSON.parse(require("fs").readFileSync(0, "utf8")); process.stdout.write(String((b.data ?? []).length))')
+  [[ "$found" != "0" ]] && break
+  sleep 2
+done
 
 st --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
   --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1 \

@@ -14,6 +14,7 @@ import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireApplication, wireResearch } from './wiring.ts';
 import { openSearchIndex } from './adapters/search/open-search-index.ts';
+import { CreditExpirySweeper } from './application/credits/expiry-sweeper.ts';
 import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
 import { storeJudgmentDocuments } from './corpus/store-documents.ts';
 import { SearchIndexProjector } from './projections/search-index-projector.ts';
@@ -121,6 +122,11 @@ export async function composeService(
     entitledTiers: config.API_PLANS,
     keyCachePollMs: config.KEY_CACHE_POLL_MS,
   });
+  const expirySweeper = new CreditExpirySweeper(application.credits, {
+    intervalMs: 60_000,
+    onSwept: (report) => logger.info(report, 'expired credits recorded'),
+    onError: (err) => logger.warn({ err }, 'credit expiry sweep failed; will retry'),
+  });
   // Pin the invalidator's starting point before the first request can fill a cache.
   await application.invalidator.poll();
   const clientAddress = clientAddressResolver(options.socketAddress, config.TRUSTED_PROXIES);
@@ -208,6 +214,7 @@ export async function composeService(
       application.invalidator.start();
       if (analytics.ready) auditProjector.start();
       searchProjector.start();
+      expirySweeper.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
@@ -220,6 +227,7 @@ export async function composeService(
       await application.invalidator.stop();
       await auditProjector.stop();
       await searchProjector.stop();
+      await expirySweeper.stop();
       documents.close();
       await analytics.store.close();
       await stores.close();

@@ -22,6 +22,7 @@ export interface Database {
   creditBalances: InferSelectModel<typeof schema.creditBalances>;
   creditReservations: InferSelectModel<typeof schema.creditReservations>;
   creditCharges: InferSelectModel<typeof schema.creditCharges>;
+  creditLots: InferSelectModel<typeof schema.creditLots>;
   searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
 }
 

@@ -2,7 +2,8 @@
  * Granting credits as an operator: POST /admin/users/{userId}/credits and
  * `court-records admin credits grant` land on the user's billing account (the
  * organisation's when the user has one); and `court-records finance export` lists every
- * ledger event of a range with running balances, as csv or jsonl.
+ * ledger event of a range with running balances, as csv or jsonl, including the credits
+ * that expired unspent.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -128,6 +129,12 @@ for (const factory of databases) {
       assert.match(refused.stderr, /VALIDATION_ERROR/);
     });
 
+    async function accountsOrgOf(userId: string): Promise<string> {
+      const user = await database.db.selectFrom('users').select('organizationId').where('userId', '=', userId).executeTakeFirstOrThrow();
+      assert.ok(user.organizationId);
+      return user.organizationId;
+    }
+
     async function exportRows(range: { from?: Date; to?: Date; accountId?: string }): Promise<LedgerRow[]> {
       const rows: LedgerRow[] = [];
       const full = {
@@ -167,6 +174,54 @@ for (const factory of databases) {
       assert.deepEqual(all.at(-1)?.balance, (await credits.balance(account)).balance);
     });
 
+    it('expires a grant at its time: 100 expiring and 50 not, 30 spent, leaves 50 and one CreditsExpired of 70', async () => {
+      const T = new Date('2027-01-31T00:00:00.000Z');
+      clock.set(new Date('2027-01-10T09:00:00Z'));
+      const org = await accountsOrgOf(orgMember);
+      const expiring = await post(orgMember, { amount: 100, source: 'purchase', expiresAt: '2027-01-31T05:30:00+05:30' });
+      assert.equal(expiring.status, 201);
+      assert.equal((await post(orgMember, { amount: 50 })).status, 201);
+      const before = (await credits.balance(org)).balance;
+      const charged = await credits.chargeNow(org, 30, 'req-before-expiry');
+      assert.ok(charged.ok);
+      clock.set(new Date(T.getTime() - 1));
+      assert.equal((await credits.balance(org)).balance, before - 30);
+      clock.set(new Date(T.getTime() + 1_000));
+      // Spendable at once, before anything is recorded: the 70 left of the expiring grant are gone.
+      assert.equal((await credits.balance(org)).balance, before - 100);
+      assert.deepEqual(await credits.expireDue(org), { balance: before - 100, reserved: 0, expired: 70 });
+      assert.deepEqual(await credits.expireDue(org), { balance: before - 100, reserved: 0, expired: 0 });
+      const rows = await exportRows({ from: new Date('2027-01-10T00:00:00Z'), accountId: org });
+      assert.deepEqual(
+        rows.map((r) => [r.type, r.amount, r.balanceChange, r.balance, r.expiresAt]),
+        [
+          ['CreditsGranted', 100, 100, before - 50, T.toISOString()],
+          ['CreditsGranted', 50, 50, before, null],
+          ['CreditsCharged', 30, -30, before - 30, null],
+          ['CreditsExpired', 70, -70, before - 100, T.toISOString()],
+        ],
+      );
+      const [expiringGrant, , charge, expiry] = rows;
+      assert.equal(charge?.lots, `${expiringGrant?.grantId ?? ''}:30`);
+      assert.equal(expiry?.grantId, expiringGrant?.grantId);
+      const lots = await database.db.selectFrom('creditLots').select(['grantId', 'remaining']).where('accountId', '=', org).execute();
+      assert.equal(lots.find((l) => l.grantId === expiringGrant?.grantId)?.remaining, 0);
+      clock.set(new Date('2026-12-03T09:00:00Z'));
+    });
+
+    it('refuses a grant that expires before it is made', async () => {
+      clock.set(new Date('2027-02-01T00:00:00Z'));
+      const refused = await credits.grantToUser(soloUser, { amount: 10, source: 'grant', expiresAt: '2027-01-01T00:00:00Z' });
+      assert.deepEqual(refused, {
+        ok: false,
+        error: { tag: 'InvalidExpiry', expiresAt: '2027-01-01T00:00:00.000Z', at: '2027-02-01T00:00:00.000Z' },
+      });
+      const viaRoute = await post(soloUser, { amount: 10, expiresAt: '2027-01-01T00:00:00Z' });
+      assert.equal(viaRoute.status, 400);
+      assert.deepEqual(((await viaRoute.json()) as { details: string[] }).details, ['expiresAt: must be after now']);
+      clock.set(new Date('2026-12-03T09:00:00Z'));
+    });
+
     it('runs `finance export` as csv and jsonl, and refuses a bad command line', async () => {
       const run = async (args: string[], env: Record<string, string | undefined>) => {
         let stdout = '';
@@ -193,7 +248,7 @@ for (const factory of databases) {
       const lines = csv.stdout.trim().split('\n');
       assert.equal(
         lines[0],
-        'globalPosition,recordedAt,accountId,streamPosition,type,amount,balanceChange,balance,reserved,source,grantId,reservationId,chargeId,requestRef,note,expiresAt,actor',
+        'globalPosition,recordedAt,accountId,streamPosition,type,amount,balanceChange,balance,reserved,source,grantId,reservationId,chargeId,requestRef,note,expiresAt,actor,lots',
       );
       assert.equal(lines.length, 7);
       const jsonl = await run(['export', ...range, '--format', 'jsonl'], env);

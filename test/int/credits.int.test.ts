@@ -1,15 +1,20 @@
 /**
  * The credit service on every test database: grant, reserve, settle, release, reverse;
  * many parallel charges on one busy account (never below zero, never double-charged,
- * never lost); and the inline balance row equal to a fresh fold of the ledger stream.
+ * never lost); the inline balance and lot rows equal to a fresh fold of the ledger stream;
+ * and expiry: soonest-expiring credits spent first, the rest expired lazily by any command,
+ * by `expireDue` and by the sweep, exactly once under concurrency, and a stream recorded
+ * before lots upgraded on first touch.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
-import { CreditsService, ledgerStream } from '../../src/application/credits/credits-service.ts';
+import { CreditsService, LEDGER_STREAM_TYPE, ledgerStream } from '../../src/application/credits/credits-service.ts';
 import { creditsReadModel } from '../../src/application/credits/read-model.ts';
+import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { evolveLedger, initialLedger, type LedgerEvent } from '../../src/domain/credits/ledger.ts';
 import { fold } from '../../src/domain/decider.ts';
+import { jsonb } from '../../src/db/jsonb.ts';
 import { randomIds } from '../../src/ports/clock.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 
@@ -18,11 +23,12 @@ for (const factory of databases) {
     let database: TestDatabase;
     let store: PostgresEventStore;
     let credits: CreditsService;
+    let now = new Date();
 
     before(async () => {
       database = await factory.open();
       store = new PostgresEventStore(database.db, [creditsReadModel]);
-      credits = new CreditsService({ db: database.db, store, clock: { now: () => new Date() }, ids: randomIds });
+      credits = new CreditsService({ db: database.db, store, clock: { now: () => now }, ids: randomIds });
     });
     after(async () => database.close());
 
@@ -35,7 +41,18 @@ for (const factory of databases) {
       );
       const row = await database.db.selectFrom('creditBalances').selectAll().where('accountId', '=', accountId).executeTakeFirstOrThrow();
       assert.deepEqual([row.balance, row.reserved, row.version], [folded.available, folded.reserved, version]);
+      const lots = await database.db.selectFrom('creditLots').select(['grantId', 'remaining']).where('accountId', '=', accountId).execute();
+      assert.deepEqual(
+        Object.fromEntries(lots.map((l) => [l.grantId, l.remaining])),
+        Object.fromEntries(Object.entries(folded.lots).map(([id, l]) => [id, l.remaining])),
+      );
     }
+
+    const types = async (accountId: string) => (await store.readStream(ledgerStream(accountId))).events.map((e) => e.type);
+    const expiredAmounts = async (accountId: string) =>
+      (await store.readStream(ledgerStream(accountId))).events.flatMap((e) =>
+        e.type === 'CreditsExpired' ? [(e.data as { amount: number }).amount] : [],
+      );
 
     it('grants, reserves the worst case, settles the final price and reverses a charge', async () => {
       const account = `org_flow_${factory.name}`;
@@ -176,6 +193,173 @@ for (const factory of databases) {
       const spent = results.reduce((n, r, i) => n + (r.ok ? (i % 2 === 0 ? 7 : 13) : 0), 0);
       assert.equal(balance.balance, 600 - spent);
       await assertRowEqualsFold(account);
+    });
+
+    it('grant 100 expiring at T and 50 not, charge 30 before T: at T+1 the balance is 50 and the ledger holds one CreditsExpired of 70', async () => {
+      const account = `org_expiry_${factory.name}`;
+      const T = new Date('2027-03-31T18:30:00.000Z');
+      now = new Date('2027-03-01T00:00:00Z');
+      assert.ok((await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: T.toISOString() })).ok);
+      assert.ok((await credits.grant(account, { amount: 50, source: 'grant' })).ok);
+      assert.deepEqual(await credits.chargeNow(account, 30, 'req-early'), {
+        ok: true,
+        value: { chargeId: 'req-early', balance: 120, reserved: 0 },
+      });
+      now = new Date(T.getTime() + 1_000);
+      assert.deepEqual(await credits.balance(account), { balance: 50, reserved: 0 });
+      // Any command expires first: a charge the unexpired credits cannot cover is refused, and the expiry is recorded anyway.
+      assert.deepEqual(await credits.chargeNow(account, 60, 'req-late'), {
+        ok: false,
+        error: { tag: 'InsufficientCredits', required: 60, balance: 50 },
+      });
+      assert.deepEqual(await expiredAmounts(account), [70]);
+      assert.deepEqual(await credits.expireDue(account), { balance: 50, reserved: 0, expired: 0 });
+      assert.deepEqual(await credits.chargeNow(account, 50, 'req-late-2'), {
+        ok: true,
+        value: { chargeId: 'req-late-2', balance: 0, reserved: 0 },
+      });
+      assert.deepEqual(await expiredAmounts(account), [70]);
+      await assertRowEqualsFold(account);
+    });
+
+    it('a hold outlives its lot; the released rest expires at once, and a refund of expired credits lands in a lot that never expires', async () => {
+      const account = `org_hold_${factory.name}`;
+      const T = new Date('2027-04-30T00:00:00.000Z');
+      now = new Date('2027-04-29T00:00:00Z');
+      await credits.grant(account, { amount: 40, source: 'purchase', expiresAt: T.toISOString() });
+      await credits.grant(account, { amount: 100, source: 'grant' });
+      const held = await credits.reserve(account, 120, 'req-hold');
+      assert.ok(held.ok);
+      assert.ok((await credits.chargeNow(account, 10, 'req-fixed')).ok);
+      now = new Date(T.getTime() + 1);
+      // 30 charged from the expiring part of the hold; its other 10 lapse on release; 80 never-expiring come back to the 10 left.
+      assert.deepEqual(await credits.settle(account, held.value.reservationId, 30), {
+        ok: true,
+        value: { balance: 90, reserved: 0, charged: 30, released: 90 },
+      });
+      assert.deepEqual(await expiredAmounts(account), [10]);
+      assert.deepEqual(await credits.reverse(account, held.value.reservationId, 'job failed'), {
+        ok: true,
+        value: { balance: 120, reserved: 0, reversed: 30 },
+      });
+      const refundLot = await database.db
+        .selectFrom('creditLots')
+        .select(['remaining', 'expiresAt'])
+        .where('accountId', '=', account)
+        .where('grantId', '=', `refund:${held.value.reservationId}`)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(refundLot, { remaining: 30, expiresAt: null });
+      await assertRowEqualsFold(account);
+    });
+
+    it('expires exactly once under 150 parallel charges and sweeps racing the expiry', async () => {
+      const account = `org_race_${factory.name}`;
+      const T = new Date('2027-05-31T00:00:00.000Z');
+      now = new Date('2027-05-30T00:00:00Z');
+      await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: T.toISOString() });
+      await credits.grant(account, { amount: 100, source: 'grant' });
+      const early = await Promise.all(Array.from({ length: 80 }, (_, i) => credits.chargeNow(account, 1, `req-early-${i}`)));
+      assert.ok(early.every((r) => r.ok));
+      now = new Date(T.getTime() + 1);
+      const late = await Promise.all([
+        ...Array.from({ length: 150 }, (_, i) => credits.chargeNow(account, 1, `req-late-${i}`)),
+        ...Array.from({ length: 5 }, () => credits.expireDue(account)),
+        credits.expireAllDue(),
+      ]);
+      assert.equal(late.slice(0, 150).filter((r) => 'ok' in r && r.ok).length, 100);
+      assert.deepEqual(await expiredAmounts(account), [20]);
+      assert.deepEqual(await credits.balance(account), { balance: 0, reserved: 0 });
+      await assertRowEqualsFold(account);
+    });
+
+    it('sweeps every account with credits past their expiry', async () => {
+      now = new Date('2027-06-01T00:00:00Z');
+      const accounts = [`org_sweep_a_${factory.name}`, `org_sweep_b_${factory.name}`];
+      for (const account of accounts) await credits.grant(account, { amount: 25, source: 'grant', expiresAt: '2027-06-02T00:00:00Z' });
+      now = new Date('2027-06-02T00:00:00Z');
+      const swept = await credits.expireAllDue();
+      assert.ok(swept.accounts >= 2 && swept.expired >= 50, JSON.stringify(swept));
+      for (const account of accounts) {
+        assert.deepEqual(await types(account), ['CreditsGranted', 'CreditsExpired']);
+        await assertRowEqualsFold(account);
+      }
+      assert.deepEqual(await credits.expireAllDue(), { accounts: 0, expired: 0 });
+    });
+
+    it('gives a stream recorded before lots its lots from its own history, then expires and reconciles it', async () => {
+      const account = `org_legacy_${factory.name}`;
+      const at = '2027-07-01T00:00:00.000Z';
+      const bare = new PostgresEventStore(database.db);
+      const legacy: LedgerEvent[] = [
+        {
+          type: 'CreditsGranted',
+          data: {
+            accountId: account,
+            grantId: 'g-old',
+            amount: 100,
+            source: 'purchase',
+            expiresAt: '2027-07-15T00:00:00Z',
+            note: null,
+            at,
+          },
+        },
+        {
+          type: 'CreditsGranted',
+          data: { accountId: account, grantId: 'g-never', amount: 50, source: 'grant', expiresAt: null, note: null, at },
+        },
+        {
+          type: 'CreditsCharged',
+          data: { accountId: account, chargeId: 'req-old', reservationId: null, amount: 30, requestRef: 'req-old', at },
+        },
+        { type: 'CreditsReserved', data: { accountId: account, reservationId: 'rsv-old', amount: 20, requestRef: 'req-open', at } },
+      ];
+      await bare.append(ledgerStream(account), 0, legacy, { streamType: LEDGER_STREAM_TYPE, metadata: { occurredAt: at } });
+      // The rows the projection wrote before lots: no lot rows, no draws, not ready.
+      const t = new Date(at);
+      await database.db
+        .insertInto('creditBalances')
+        .values({ accountId: account, balance: 100, reserved: 20, version: 4, updatedAt: t, lotsReady: false })
+        .execute();
+      await database.db
+        .insertInto('creditCharges')
+        .values({
+          accountId: account,
+          chargeId: 'req-old',
+          reservationId: null,
+          amount: 30,
+          requestRef: 'req-old',
+          reversed: false,
+          chargedAt: t,
+          lots: jsonb([]),
+        })
+        .execute();
+      await database.db
+        .insertInto('creditReservations')
+        .values({
+          accountId: account,
+          reservationId: 'rsv-old',
+          amount: 20,
+          requestRef: 'req-open',
+          status: 'open',
+          held: jsonb([]),
+          createdAt: t,
+          settledAt: null,
+        })
+        .execute();
+
+      now = new Date('2027-07-20T00:00:00Z');
+      const swept = await credits.expireAllDue();
+      assert.ok(swept.accounts >= 1);
+      // The old grant drew the charge and the hold first: 50 of it were left to expire.
+      assert.deepEqual(await expiredAmounts(account), [50]);
+      assert.deepEqual(await credits.release(account, 'rsv-old'), { ok: true, value: { balance: 50, reserved: 0 } });
+      assert.deepEqual(await expiredAmounts(account), [50, 20]);
+      await assertRowEqualsFold(account);
+      const report = await reconcileLedger({ db: database.db, analytics: null }, { accountId: account });
+      assert.deepEqual(
+        report.differences.filter((d) => d.kind !== 'charge-without-audit'),
+        [],
+      );
     });
   });
 }

@@ -121,6 +121,7 @@ for (const factory of databases) {
         ledgerEvents: 15,
         reservations: 4,
         charges: 5,
+        lots: 2,
         chargedRequests: 5,
         auditEvents: 7,
         usageDays: 3,
@@ -171,21 +172,23 @@ for (const factory of databases) {
         .where('reservationId', '=', settled.reservationId)
         .execute();
       await database.db.updateTable('creditCharges').set({ reversed: false }).where('chargeId', '=', 'req-4').execute();
+      const soloLot = await database.db.selectFrom('creditLots').select('grantId').where('accountId', '=', SOLO).executeTakeFirstOrThrow();
+      const paidFrom = [{ grantId: soloLot.grantId, amount: 20, expiresAt: null }];
       try {
         assert.deepEqual((await run()).differences, [
           {
             kind: 'reservation-mismatch',
             accountId: ORG,
             reservationId: settled.reservationId,
-            readModel: { amount: 100, requestRef: 'req-2', status: 'open' },
-            ledger: { amount: 100, requestRef: 'req-2', status: 'settled' },
+            readModel: { amount: 100, requestRef: 'req-2', status: 'open', held: [] },
+            ledger: { amount: 100, requestRef: 'req-2', status: 'settled', held: [] },
           },
           {
             kind: 'charge-row-mismatch',
             accountId: SOLO,
             chargeId: 'req-4',
-            readModel: { amount: 20, reversed: false },
-            ledger: { amount: 20, reversed: true },
+            readModel: { amount: 20, reversed: false, lots: paidFrom },
+            ledger: { amount: 20, reversed: true, lots: paidFrom },
           },
         ]);
       } finally {
@@ -196,6 +199,43 @@ for (const factory of databases) {
           .execute();
         await database.db.updateTable('creditCharges').set({ reversed: true }).where('chargeId', '=', 'req-4').execute();
       }
+    });
+
+    it('reports a credit_lots row that disagrees with the ledger, and a missing one', async () => {
+      const row = await database.db.selectFrom('creditLots').selectAll().where('accountId', '=', SOLO).executeTakeFirstOrThrow();
+      const ledger = { remaining: 200, expiresAt: null };
+      await database.db.updateTable('creditLots').set({ remaining: 150 }).where('accountId', '=', SOLO).execute();
+      try {
+        assert.deepEqual((await run({ accountId: SOLO })).differences, [
+          { kind: 'lot-mismatch', accountId: SOLO, grantId: row.grantId, readModel: { remaining: 150, expiresAt: null }, ledger },
+        ]);
+        await database.db.deleteFrom('creditLots').where('accountId', '=', SOLO).execute();
+        assert.deepEqual((await run({ accountId: SOLO })).differences, [
+          { kind: 'lot-mismatch', accountId: SOLO, grantId: row.grantId, readModel: null, ledger },
+        ]);
+      } finally {
+        await database.db.deleteFrom('creditLots').where('accountId', '=', SOLO).execute();
+        await database.db.insertInto('creditLots').values(row).execute();
+      }
+      assert.deepEqual((await run({ accountId: SOLO })).differences, []);
+    });
+
+    it('reconciles expired credits clean: the expiry is a ledger event the lots and balance both follow', async () => {
+      const account = 'org_expiring';
+      // Days of its own, after those the range and command-line tests count.
+      const expiry = new Date('2026-11-29T10:00:00.000Z');
+      clock.set(new Date('2026-11-28T10:00:00.000Z'));
+      ok(await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: expiry.toISOString() }));
+      ok(await credits.grant(account, { amount: 50, source: 'grant' }));
+      ok(await credits.chargeNow(account, 30, 'req-expiring'));
+      await audit('req-expiring', { userId: 'usr_exp', organizationId: account }, 200, 30);
+      clock.set(new Date(expiry.getTime() + 1_000));
+      assert.deepEqual(await credits.expireDue(account), { balance: 50, reserved: 0, expired: 70 });
+      await projector.catchUp();
+      const report = await run({ accountId: account });
+      assert.deepEqual(report.differences, []);
+      assert.equal(report.checked.lots, 2);
+      clock.set(DAY_2);
     });
 
     it('reports a ClickHouse row missing, then one altered, per account and day', async () => {

@@ -24,10 +24,12 @@ const granted = (amount: number): LedgerEvent => ({
   type: 'CreditsGranted',
   data: { accountId: acc, grantId: `g${amount}`, amount, source: 'purchase', expiresAt: null, note: null, at },
 });
+/** Legacy-shaped: no `lots`, so evolve draws them by the spending rule. */
 const reserved = (reservationId: string, amount: number): LedgerEvent => ({
   type: 'CreditsReserved',
   data: { accountId: acc, reservationId, amount, requestRef: `req-${reservationId}`, at },
 });
+const lot = (grantId: string, amount: number, expiresAt: string | null = null) => ({ grantId, amount, expiresAt });
 
 function given(...events: LedgerEvent[]): LedgerState {
   return fold(evolveLedger, initialLedger, events);
@@ -74,8 +76,11 @@ describe('credit ledger decider', () => {
     assert.deepEqual(decision, {
       ok: true,
       events: [
-        { type: 'CreditsCharged', data: { accountId: acc, chargeId: 'r1', reservationId: 'r1', amount: 100, requestRef: 'req-r1', at } },
-        { type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at } },
+        {
+          type: 'CreditsCharged',
+          data: { accountId: acc, chargeId: 'r1', reservationId: 'r1', amount: 100, requestRef: 'req-r1', at, lots: [lot('g200', 100)] },
+        },
+        { type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at, lots: [lot('g200', 20)] } },
       ],
     });
     const after = fold(evolveLedger, state, decision.ok ? decision.events : []);
@@ -112,7 +117,7 @@ describe('credit ledger decider', () => {
     );
     assert.deepEqual(decision, {
       ok: true,
-      events: [{ type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at } }],
+      events: [{ type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 20, at, lots: [lot('g50', 20)] } }],
     });
   });
 
@@ -122,7 +127,10 @@ describe('credit ledger decider', () => {
     assert.deepEqual(first, {
       ok: true,
       events: [
-        { type: 'CreditsCharged', data: { accountId: acc, chargeId: 'req-7', reservationId: null, amount: 10, requestRef: 'req-7', at } },
+        {
+          type: 'CreditsCharged',
+          data: { accountId: acc, chargeId: 'req-7', reservationId: null, amount: 10, requestRef: 'req-7', at, lots: [lot('g10', 10)] },
+        },
       ],
     });
     const charged = given(granted(10), ...(first.ok ? first.events : []));
@@ -158,7 +166,12 @@ describe('credit ledger decider', () => {
     const first = decideLedger(reverse, state);
     assert.deepEqual(first, {
       ok: true,
-      events: [{ type: 'ChargeReversed', data: { accountId: acc, chargeId: 'r1', amount: 100, reason: 'analysis job failed', at } }],
+      events: [
+        {
+          type: 'ChargeReversed',
+          data: { accountId: acc, chargeId: 'r1', amount: 100, reason: 'analysis job failed', at, lots: [lot('g100', 100)] },
+        },
+      ],
     });
     const reversed = fold(evolveLedger, state, first.ok ? first.events : []);
     assert.equal(reversed.available, 100);
@@ -167,6 +180,184 @@ describe('credit ledger decider', () => {
       ok: false,
       error: { tag: 'ChargeNotFound', chargeId: 'nope' },
     });
+  });
+});
+
+describe('credit ledger expiry', () => {
+  const T = '2026-12-31T00:00:00.000Z';
+  const before = '2026-12-30T12:00:00.000Z';
+  const after = '2026-12-31T00:00:01.000Z';
+  const grant = (grantId: string, amount: number, expiresAt: string | null): LedgerEvent => ({
+    type: 'CreditsGranted',
+    data: { accountId: acc, grantId, amount, source: 'purchase', expiresAt, note: null, at },
+  });
+  const expired = (grantId: string, amount: number, when: string, expiresAt = T): LedgerEvent => ({
+    type: 'CreditsExpired',
+    data: { accountId: acc, grantId, amount, expiresAt, at: when },
+  });
+  const decide = (command: LedgerCommand, ...history: LedgerEvent[]) => decideLedger(command, given(...history));
+  const events = (decision: ReturnType<typeof decideLedger>): LedgerEvent[] => {
+    assert.ok(decision.ok, JSON.stringify(decision));
+    return decision.events;
+  };
+
+  it('spends the soonest-expiring lot first, never-expiring last', () => {
+    const history = [grant('never', 50, null), grant('late', 40, '2027-06-30T00:00:00.000Z'), grant('soon', 30, T)];
+    const charge: LedgerCommand = { type: 'ChargeCredits', accountId: acc, chargeId: 'c1', amount: 60, requestRef: 'c1', at: before };
+    assert.deepEqual(events(decide(charge, ...history)), [
+      {
+        type: 'CreditsCharged',
+        data: {
+          accountId: acc,
+          chargeId: 'c1',
+          reservationId: null,
+          amount: 60,
+          requestRef: 'c1',
+          at: before,
+          lots: [lot('soon', 30, T), lot('late', 30, '2027-06-30T00:00:00.000Z')],
+        },
+      },
+    ]);
+  });
+
+  it('expires a lot at its time, before deciding the command: expired credits cannot be spent', () => {
+    const history = [grant('g100', 100, T), grant('g50', 50, null)];
+    const spent: LedgerEvent = {
+      type: 'CreditsCharged',
+      data: { accountId: acc, chargeId: 'c1', reservationId: null, amount: 30, requestRef: 'c1', at: before, lots: [lot('g100', 30, T)] },
+    };
+    const charge: LedgerCommand = { type: 'ChargeCredits', accountId: acc, chargeId: 'c2', amount: 60, requestRef: 'c2', at: T };
+    assert.deepEqual(decide(charge, ...history, spent), { ok: false, error: { tag: 'InsufficientCredits', required: 60, balance: 50 } });
+    const small = events(decide({ ...charge, amount: 20 }, ...history, spent));
+    assert.deepEqual(small[0], expired('g100', 70, T));
+    assert.deepEqual(small[1]?.type === 'CreditsCharged' && small[1].data.lots, [lot('g50', 20)]);
+    assert.deepEqual(events(decide({ type: 'ExpireCredits', accountId: acc, at: after }, ...history, spent)), [expired('g100', 70, after)]);
+    assert.equal(given(...history, spent, expired('g100', 70, after)).available, 50);
+  });
+
+  it('expires nothing twice: once a lot is recorded expired, a later command finds nothing due', () => {
+    const state = given(grant('g1', 10, T), expired('g1', 10, after));
+    assert.deepEqual(decideLedger({ type: 'ExpireCredits', accountId: acc, at: '2027-02-01T00:00:00.000Z' }, state), {
+      ok: true,
+      events: [],
+    });
+  });
+
+  it('keeps held credits through their expiry; a settlement charges the expiring part and the released rest expires at once', () => {
+    const history = [
+      grant('soon', 30, T),
+      grant('never', 100, null),
+      {
+        type: 'CreditsReserved',
+        data: {
+          accountId: acc,
+          reservationId: 'r1',
+          amount: 80,
+          requestRef: 'q1',
+          at: before,
+          lots: [lot('soon', 30, T), lot('never', 50)],
+        },
+      } satisfies LedgerEvent,
+    ];
+    // Settled after T: the 20 charged come from the expiring lot; its other 10 return to it and lapse.
+    const settled = events(decide({ type: 'SettleReservation', accountId: acc, reservationId: 'r1', amount: 20, at: after }, ...history));
+    assert.deepEqual(settled, [
+      {
+        type: 'CreditsCharged',
+        data: { accountId: acc, chargeId: 'r1', reservationId: 'r1', amount: 20, requestRef: 'q1', at: after, lots: [lot('soon', 20, T)] },
+      },
+      {
+        type: 'CreditsReleased',
+        data: { accountId: acc, reservationId: 'r1', amount: 60, at: after, lots: [lot('soon', 10, T), lot('never', 50)] },
+      },
+      expired('soon', 10, after),
+    ]);
+    const state = given(...history, ...settled);
+    assert.deepEqual([state.available, state.reserved], [100, 0]);
+    // Settled before T, the same rest returns to a live lot and stays spendable.
+    const early = events(decide({ type: 'SettleReservation', accountId: acc, reservationId: 'r1', amount: 20, at: before }, ...history));
+    assert.equal(early.filter((e) => e.type === 'CreditsExpired').length, 0);
+    assert.equal(given(...history, ...early).available, 110);
+  });
+
+  it('refunds a reversal to its own lots while they live, else to a never-expiring refund lot', () => {
+    const charged: LedgerEvent = {
+      type: 'CreditsCharged',
+      data: {
+        accountId: acc,
+        chargeId: 'c1',
+        reservationId: null,
+        amount: 50,
+        requestRef: 'c1',
+        at: before,
+        lots: [lot('soon', 30, T), lot('never', 20)],
+      },
+    };
+    const history = [grant('soon', 30, T), grant('never', 100, null), charged];
+    const reverse = (when: string): LedgerCommand => ({
+      type: 'ReverseCharge',
+      accountId: acc,
+      chargeId: 'c1',
+      reason: 'job failed',
+      at: when,
+    });
+    const early = events(decide(reverse(before), ...history));
+    assert.deepEqual(early.at(-1)?.type === 'ChargeReversed' && early.at(-1)?.data, {
+      accountId: acc,
+      chargeId: 'c1',
+      amount: 50,
+      reason: 'job failed',
+      at: before,
+      lots: [lot('soon', 30, T), lot('never', 20)],
+    });
+    const late = events(decide(reverse(after), ...history));
+    assert.deepEqual(late, [
+      {
+        type: 'ChargeReversed',
+        data: {
+          accountId: acc,
+          chargeId: 'c1',
+          amount: 50,
+          reason: 'job failed',
+          at: after,
+          lots: [lot('never', 20), lot('refund:c1', 30)],
+        },
+      },
+    ]);
+    const state = given(...history, ...late);
+    assert.equal(state.available, 130);
+    assert.deepEqual(state.lots['refund:c1'], { remaining: 30, expiresAt: null });
+  });
+
+  it('refuses a grant that expires at or before its own time, or at no parseable time', () => {
+    const grantAt = (expiresAt: string): LedgerCommand => ({
+      type: 'GrantCredits',
+      accountId: acc,
+      grantId: 'g1',
+      amount: 10,
+      source: 'grant',
+      expiresAt,
+      note: null,
+      at: T,
+    });
+    for (const expiresAt of [T, before, 'next year']) {
+      assert.deepEqual(decideLedger(grantAt(expiresAt), initialLedger), { ok: false, error: { tag: 'InvalidExpiry', expiresAt, at: T } });
+    }
+    assert.equal(decideLedger(grantAt(after), initialLedger).ok, true);
+  });
+
+  it('folds a stream recorded before lots (no lots on its events) to the lots it would have had', () => {
+    const legacy: LedgerEvent[] = [
+      grant('soon', 30, T),
+      grant('never', 100, null),
+      { type: 'CreditsCharged', data: { accountId: acc, chargeId: 'c1', reservationId: null, amount: 40, requestRef: 'c1', at: before } },
+      reserved('r1', 50),
+      { type: 'CreditsReleased', data: { accountId: acc, reservationId: 'r1', amount: 50, at: before } },
+    ];
+    const state = given(...legacy);
+    assert.deepEqual(state.lots, { soon: { remaining: 0, expiresAt: T }, never: { remaining: 90, expiresAt: null } });
+    assert.deepEqual(state.charges.c1?.lots, [lot('soon', 30, T), lot('never', 10)]);
+    assert.equal(state.available, 90);
   });
 });
 
@@ -260,10 +451,18 @@ describe('credit ledger properties', () => {
       let state = initialLedger;
       for (let step = 0; step < 30; step += 1) {
         const command = randomCommand(random, step);
-        const named = 'reservationId' in command ? command.reservationId : 'chargeId' in command ? command.chargeId : undefined;
+        const named =
+          'reservationId' in command
+            ? command.reservationId
+            : 'chargeId' in command
+              ? command.chargeId
+              : 'grantId' in command
+                ? command.grantId
+                : undefined;
         const slice: LedgerState = {
           available: state.available,
           reserved: state.reserved,
+          lots: Object.fromEntries(Object.entries(state.lots).filter(([id, l]) => l.remaining > 0 || id === named)),
           reservations: named && state.reservations[named] ? { [named]: state.reservations[named] } : {},
           charges: named && state.charges[named] ? { [named]: state.charges[named] } : {},
         };

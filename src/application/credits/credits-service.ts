@@ -6,13 +6,22 @@
  * The decider then sees that row plus the one reservation or charge the command names,
  * loaded from the read model rather than folded from the stream (a busy account's stream
  * is long); the append is still guarded by the stream version the row carries, and the
- * inline projection moves the row in the same commit. A decision refused (e.g. too few
- * credits) writes nothing.
+ * inline projection moves the row in the same commit. The decision also sees the lots that
+ * hold credits (and the lot a grant names), so it can draw soonest-expiring first and
+ * expire what is due at the command's time. A refused decision (e.g. too few credits)
+ * writes nothing but the expiries due before it, which it was decided after.
+ *
+ * Expiry needs no clock in the domain: the service's clock stamps each command's `at`.
+ * `balance` is what is spendable now (the row less lots already due but not yet recorded
+ * as expired); `expireDue` records those expiries for one account and `expireAllDue` for
+ * every account holding any, which the expiry sweeper runs periodically.
  */
+import { sql } from 'kysely';
 import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import {
   decideLedger,
+  dueExpiries,
   evolveLedger,
   type Charge,
   type GrantSource,
@@ -20,14 +29,17 @@ import {
   type LedgerError,
   type LedgerEvent,
   type LedgerState,
+  type Lot,
   type Reservation,
 } from '../../domain/credits/ledger.ts';
 import { fold } from '../../domain/decider.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import { VersionConflictError, type EventMetadata } from '../../ports/event-store.ts';
+import { rebuildLots } from './read-model.ts';
+import { asDraws } from './stream-fold.ts';
+import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
-export const LEDGER_STREAM_TYPE = 'credit-ledger';
-export const ledgerStream = (accountId: string) => `${LEDGER_STREAM_TYPE}-${accountId}`;
+export { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
 /** The account credits are drawn from: the user's organisation when they have one, else the user. */
 export function billingAccountOf(user: { readonly userId: string; readonly organizationId: string | null }): string {
@@ -48,7 +60,7 @@ export interface GrantInput {
   readonly amount: number;
   readonly source: GrantSource;
   readonly note?: string;
-  /** Recorded with the grant; it does not (yet) reduce the balance, see the ledger module. */
+  /** ISO 8601, after now: the unspent rest of this grant then leaves the balance. */
   readonly expiresAt?: string;
 }
 
@@ -68,6 +80,12 @@ export interface CreditsDeps {
 
 type Decided = { ok: true; events: LedgerEvent[]; after: Balance } | { ok: false; error: LedgerError };
 
+/** An ISO instant in one spelling (UTC, milliseconds), so lots compare and print alike; anything unparsable is left for the decider to refuse. */
+function instant(value: string): string {
+  const t = Date.parse(value);
+  return Number.isNaN(t) ? value : new Date(t).toISOString();
+}
+
 export class CreditsService {
   constructor(private readonly deps: CreditsDeps) {}
 
@@ -80,13 +98,41 @@ export class CreditsService {
     return user ? billingAccountOf(user) : null;
   }
 
+  /** Spendable now: the balance row less credits already past their expiry (see `expireDue`). */
   async balance(accountId: string, trx?: Trx): Promise<Balance> {
-    const row = await (trx ?? this.deps.db)
-      .selectFrom('creditBalances')
-      .select(['balance', 'reserved'])
-      .where('accountId', '=', accountId)
-      .executeTakeFirst();
-    return row ?? { balance: 0, reserved: 0 };
+    const row = await this.#balanceRow(accountId, this.deps.clock.now(), trx);
+    return row ? { balance: row.balance - row.due, reserved: row.reserved } : { balance: 0, reserved: 0 };
+  }
+
+  /**
+   * Records the expiry of this account's lots past their time, so the ledger (and what
+   * GET /usage and finance exports show) is current on an idle account. Only reads when
+   * nothing is due.
+   */
+  async expireDue(accountId: string, trx?: Trx): Promise<Balance & { expired: number }> {
+    const row = await this.#balanceRow(accountId, this.deps.clock.now(), trx);
+    if (!row) return { balance: 0, reserved: 0, expired: 0 };
+    if (row.due === 0 && row.lotsReady) return { balance: row.balance, reserved: row.reserved, expired: 0 };
+    const meta = this.#meta({});
+    const decided = await this.#run(accountId, { type: 'ExpireCredits', accountId, at: meta.occurredAt }, null, meta, trx);
+    if (!decided.ok) throw new Error(`expiry refused: ${decided.error.tag}`);
+    const expired = decided.events.reduce((n, e) => n + (e.type === 'CreditsExpired' ? e.data.amount : 0), 0);
+    return { ...decided.after, expired };
+  }
+
+  /** `expireDue` on every account holding credits past their expiry (and any whose lots predate lots). */
+  async expireAllDue(): Promise<{ accounts: number; expired: number }> {
+    const now = this.deps.clock.now();
+    const due = await this.deps.db
+      .selectFrom('creditLots')
+      .select('accountId')
+      .where('remaining', '>', 0)
+      .where('expiresAt', '<=', now)
+      .union(this.deps.db.selectFrom('creditBalances').select('accountId').where('lotsReady', '=', false))
+      .execute();
+    let expired = 0;
+    for (const { accountId } of due) expired += (await this.expireDue(accountId)).expired;
+    return { accounts: due.length, expired };
   }
 
   async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Balance>> {
@@ -97,11 +143,11 @@ export class CreditsService {
       grantId: `grt_${this.deps.ids.next()}`,
       amount: input.amount,
       source: input.source,
-      expiresAt: input.expiresAt ?? null,
+      expiresAt: input.expiresAt === undefined ? null : instant(input.expiresAt),
       note: input.note ?? null,
       at: meta.occurredAt,
     };
-    const decided = await this.#run(accountId, command, null, meta, trx);
+    const decided = await this.#run(accountId, command, command.grantId, meta, trx);
     return decided.ok ? { ok: true, value: decided.after } : decided;
   }
 
@@ -208,17 +254,15 @@ export class CreditsService {
     for (let attempt = 0; ; attempt += 1) {
       const { state, version } = await this.#load(trx, accountId, entryId);
       const decision = decideLedger(command, state);
-      if (!decision.ok) return decision;
-      const after = fold(evolveLedger, state, decision.events);
+      // A refusal was decided after the expiries due at its time: those are recorded all the same.
+      const events = decision.ok ? decision.events : dueExpiries(state, accountId, command.at);
+      const after = fold(evolveLedger, state, events);
       const balance = { balance: after.available, reserved: after.reserved };
-      if (decision.events.length === 0) return { ok: true, events: [], after: balance };
       try {
-        await this.deps.store.append(ledgerStream(accountId), version, decision.events, {
-          streamType: LEDGER_STREAM_TYPE,
-          metadata: meta,
-          trx,
-        });
-        return { ok: true, events: decision.events, after: balance };
+        if (events.length > 0) {
+          await this.deps.store.append(ledgerStream(accountId), version, events, { streamType: LEDGER_STREAM_TYPE, metadata: meta, trx });
+        }
+        return decision.ok ? { ok: true, events, after: balance } : decision;
       } catch (error) {
         // Only an account's very first append can race (there is no row to lock yet); the
         // loser finds the winner's row on the second pass. A conflict is no SQL error, so
@@ -228,37 +272,69 @@ export class CreditsService {
     }
   }
 
+  async #balanceRow(
+    accountId: string,
+    now: Date,
+    trx?: Trx,
+  ): Promise<{ balance: number; reserved: number; lotsReady: boolean; due: number } | undefined> {
+    const row = await (trx ?? this.deps.db)
+      .selectFrom('creditBalances')
+      .select(['balance', 'reserved', 'lotsReady'])
+      .select(
+        sql<string>`(select coalesce(sum(l.remaining), 0) from credit_lots l
+          where l.account_id = credit_balances.account_id and l.remaining > 0 and l.expires_at <= ${now})`.as('due'),
+      )
+      .where('accountId', '=', accountId)
+      .executeTakeFirst();
+    return row && { ...row, due: Number(row.due) };
+  }
+
   /**
-   * The balance row (locked) and the reservation and charge under the id the command
-   * names (both: the decider checks the two id spaces do not meet): its decision slice.
+   * The balance row (locked), the lots holding credits, and the lot, reservation and
+   * charge under the id the command names (all: the decider checks the id spaces do not
+   * meet): its decision slice. An account whose lots predate lots gets them first.
    */
   async #load(trx: Trx, accountId: string, entryId: string | null): Promise<{ state: LedgerState; version: number }> {
     const row = await trx
       .selectFrom('creditBalances')
-      .select(['balance', 'reserved', 'version'])
+      .select(['balance', 'reserved', 'version', 'lotsReady'])
       .where('accountId', '=', accountId)
       .forUpdate()
       .executeTakeFirst();
+    const lots: Record<string, Lot> = {};
     const reservations: Record<string, Reservation> = {};
     const charges: Record<string, Charge> = {};
+    if (row) {
+      if (!row.lotsReady) await rebuildLots(trx, accountId, this.deps.clock.now());
+      const rows = await trx
+        .selectFrom('creditLots')
+        .select(['grantId', 'remaining', 'expiresAt'])
+        .where('accountId', '=', accountId)
+        .where((eb) => (entryId === null ? eb('remaining', '>', 0) : eb.or([eb('remaining', '>', 0), eb('grantId', '=', entryId)])))
+        .execute();
+      for (const lot of rows) lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt?.toISOString() ?? null };
+    }
     if (row && entryId !== null) {
       const reservation = await trx
         .selectFrom('creditReservations')
-        .select(['amount', 'requestRef', 'status'])
+        .select(['amount', 'requestRef', 'status', 'held'])
         .where('accountId', '=', accountId)
         .where('reservationId', '=', entryId)
         .executeTakeFirst();
-      if (reservation) reservations[entryId] = { ...reservation, status: reservation.status === 'open' ? 'open' : 'settled' };
+      if (reservation) {
+        const status = reservation.status === 'open' ? 'open' : 'settled';
+        reservations[entryId] = { amount: reservation.amount, requestRef: reservation.requestRef, status, held: asDraws(reservation.held) };
+      }
       const charge = await trx
         .selectFrom('creditCharges')
-        .select(['amount', 'reversed'])
+        .select(['amount', 'reversed', 'lots'])
         .where('accountId', '=', accountId)
         .where('chargeId', '=', entryId)
         .executeTakeFirst();
-      if (charge) charges[entryId] = charge;
+      if (charge) charges[entryId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
     }
     return {
-      state: { available: row?.balance ?? 0, reserved: row?.reserved ?? 0, reservations, charges },
+      state: { available: row?.balance ?? 0, reserved: row?.reserved ?? 0, lots, reservations, charges },
       version: row?.version ?? 0,
     };
   }

@@ -3,12 +3,15 @@
  * for reconciliation. Balances run from the account's first event, so the events before
  * the range are folded (not returned) to give each account its opening balance. Events
  * are read in pages by global position, so an export of any size holds one page in memory.
+ * A `CreditsExpired` row is the unspent rest of one grant leaving the balance at its
+ * expiry; `lots` names the grants each debit or credit drew on (empty on events recorded
+ * before lots were tracked).
  */
 import type { Db } from '../../db/database.ts';
 import { assertNever } from '../../domain/decider.ts';
-import { balanceEffect, type LedgerEvent } from '../../domain/credits/ledger.ts';
+import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
 import { toRecorded } from '../../adapters/postgres/event-store.ts';
-import { LEDGER_STREAM_TYPE, ledgerStream } from './credits-service.ts';
+import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
 const PAGE = 1_000;
 
@@ -41,6 +44,8 @@ export interface LedgerRow {
   readonly note: string | null;
   readonly expiresAt: string | null;
   readonly actor: string | null;
+  /** The grants drawn on or credited back, as `grantId:amount` joined by `;`. */
+  readonly lots: string | null;
 }
 
 export const LEDGER_ROW_COLUMNS = [
@@ -61,6 +66,7 @@ export const LEDGER_ROW_COLUMNS = [
   'note',
   'expiresAt',
   'actor',
+  'lots',
 ] as const satisfies readonly (keyof LedgerRow)[];
 
 function details(
@@ -78,10 +84,14 @@ function details(
       return { ...none, reservationId: event.data.reservationId };
     case 'ChargeReversed':
       return { ...none, chargeId: event.data.chargeId, note: event.data.reason };
+    case 'CreditsExpired':
+      return { ...none, grantId: event.data.grantId, expiresAt: event.data.expiresAt };
     default:
       return assertNever(event);
   }
 }
+
+const lotsColumn = (draws: readonly LotDraw[]): string => draws.map((d) => `${d.grantId}:${String(d.amount)}`).join(';');
 
 export async function* exportLedger(db: Db, range: ExportRange): AsyncGenerator<LedgerRow> {
   const running = new Map<string, { balance: number; reserved: number }>();
@@ -116,6 +126,7 @@ export async function* exportLedger(db: Db, range: ExportRange): AsyncGenerator<
         ...now,
         ...details(event),
         actor: recorded.metadata.actor ?? null,
+        lots: 'lots' in event.data && event.data.lots ? lotsColumn(event.data.lots) : null,
       };
     }
     const last = rows[rows.length - 1];

@@ -1,14 +1,19 @@
 /**
- * Inline projection of the ledger events into credit_balances, credit_reservations and
- * credit_charges, in the appending transaction: the balance row always equals the fold of
- * its stream, and its version is the stream version the next command appends at.
+ * Inline projection of the ledger events into credit_balances, credit_reservations,
+ * credit_charges and credit_lots, in the appending transaction: the balance row always
+ * equals the fold of its stream, and its version is the stream version the next command
+ * appends at. Lots move by the draws each event records (events appended since lots
+ * exist always carry them; older streams are rebuilt by `rebuildLots`).
  */
 import { sql } from 'kysely';
 import type { InlineProjection } from '../../adapters/postgres/event-store.ts';
-import type { Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import { jsonb } from '../../db/jsonb.ts';
 import { assertNever } from '../../domain/decider.ts';
-import { balanceEffect, type LedgerEvent } from '../../domain/credits/ledger.ts';
+import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
+import { without } from '../../domain/credits/lots.ts';
 import type { RecordedEvent } from '../../ports/event-store.ts';
+import { asDraws, foldLedgerStreams } from './stream-fold.ts';
 
 export const LEDGER_EVENT_TYPES: readonly LedgerEvent['type'][] = [
   'CreditsGranted',
@@ -16,32 +21,94 @@ export const LEDGER_EVENT_TYPES: readonly LedgerEvent['type'][] = [
   'CreditsCharged',
   'CreditsReleased',
   'ChargeReversed',
+  'CreditsExpired',
 ];
+
+const expiry = (expiresAt: string | null): Date | null => (expiresAt === null ? null : new Date(expiresAt));
+
+function drawn(event: LedgerEvent & { data: { lots?: readonly LotDraw[] } }): readonly LotDraw[] {
+  if (!event.data.lots) throw new Error(`${event.type} of ${event.data.accountId} records no lots: rebuild the account's lots`);
+  return event.data.lots;
+}
+
+/** Credits back into lots: a lot a refund creates is inserted, any other is topped up. */
+async function creditLots(trx: Trx, accountId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
+  for (const draw of draws) {
+    await trx
+      .insertInto('creditLots')
+      .values({ accountId, grantId: draw.grantId, remaining: draw.amount, expiresAt: expiry(draw.expiresAt), updatedAt: at })
+      .onConflict((oc) =>
+        oc
+          .columns(['accountId', 'grantId'])
+          .doUpdateSet({ remaining: sql<number>`credit_lots.remaining + excluded.remaining`, updatedAt: at }),
+      )
+      .execute();
+  }
+}
+
+async function debitLots(trx: Trx, accountId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
+  for (const draw of draws) {
+    const updated = await trx
+      .updateTable('creditLots')
+      .set({ remaining: sql<number>`remaining - ${draw.amount}`, updatedAt: at })
+      .where('accountId', '=', accountId)
+      .where('grantId', '=', draw.grantId)
+      .executeTakeFirst();
+    if (updated.numUpdatedRows !== 1n) throw new Error(`credit_lots has no lot ${draw.grantId} for ${accountId}`);
+  }
+}
+
+/** A reservation's hold less `draws`; settled, since a charge or a release only ever settles one. */
+async function settleReservation(trx: Trx, accountId: string, reservationId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
+  const row = await trx
+    .selectFrom('creditReservations')
+    .select('held')
+    .where('accountId', '=', accountId)
+    .where('reservationId', '=', reservationId)
+    .executeTakeFirst();
+  await trx
+    .updateTable('creditReservations')
+    .set({ status: 'settled', settledAt: at, held: jsonb(without(asDraws(row?.held), draws)) })
+    .where('accountId', '=', accountId)
+    .where('reservationId', '=', reservationId)
+    .execute();
+}
 
 async function applyEntries(trx: Trx, event: LedgerEvent, at: Date): Promise<void> {
   switch (event.type) {
-    case 'CreditsGranted':
+    case 'CreditsGranted': {
+      const { accountId, grantId, amount, expiresAt } = event.data;
+      await creditLots(trx, accountId, [{ grantId, amount, expiresAt }], at);
       return;
+    }
     case 'CreditsReserved': {
       const { accountId, reservationId, amount, requestRef } = event.data;
+      const held = drawn(event);
       await trx
         .insertInto('creditReservations')
-        .values({ accountId, reservationId, amount, requestRef, status: 'open', createdAt: at, settledAt: null })
+        .values({ accountId, reservationId, amount, requestRef, status: 'open', held: jsonb(held), createdAt: at, settledAt: null })
         .execute();
+      await debitLots(trx, accountId, held, at);
       return;
     }
     case 'CreditsCharged': {
       const { accountId, chargeId, reservationId, amount, requestRef } = event.data;
+      const lots = drawn(event);
       await trx
         .insertInto('creditCharges')
-        .values({ accountId, chargeId, reservationId, amount, requestRef, reversed: false, chargedAt: at })
+        .values({ accountId, chargeId, reservationId, amount, requestRef, reversed: false, chargedAt: at, lots: jsonb(lots) })
         .execute();
-      if (reservationId !== null) await settleReservation(trx, accountId, reservationId, at);
+      // Held credits left their lots when reserved; a fixed-price charge takes them now.
+      if (reservationId === null) await debitLots(trx, accountId, lots, at);
+      else await settleReservation(trx, accountId, reservationId, lots, at);
       return;
     }
-    case 'CreditsReleased':
-      await settleReservation(trx, event.data.accountId, event.data.reservationId, at);
+    case 'CreditsReleased': {
+      const lots = drawn(event);
+      await settleReservation(trx, event.data.accountId, event.data.reservationId, lots, at);
+      await creditLots(trx, event.data.accountId, lots, at);
       return;
+    }
     case 'ChargeReversed':
       await trx
         .updateTable('creditCharges')
@@ -49,19 +116,16 @@ async function applyEntries(trx: Trx, event: LedgerEvent, at: Date): Promise<voi
         .where('accountId', '=', event.data.accountId)
         .where('chargeId', '=', event.data.chargeId)
         .execute();
+      await creditLots(trx, event.data.accountId, drawn(event), at);
       return;
+    case 'CreditsExpired': {
+      const { accountId, grantId, amount, expiresAt } = event.data;
+      await debitLots(trx, accountId, [{ grantId, amount, expiresAt }], at);
+      return;
+    }
     default:
       assertNever(event);
   }
-}
-
-async function settleReservation(trx: Trx, accountId: string, reservationId: string, at: Date): Promise<void> {
-  await trx
-    .updateTable('creditReservations')
-    .set({ status: 'settled', settledAt: at })
-    .where('accountId', '=', accountId)
-    .where('reservationId', '=', reservationId)
-    .execute();
 }
 
 export const creditsReadModel: InlineProjection = {
@@ -82,6 +146,7 @@ export const creditsReadModel: InlineProjection = {
         reserved: total.reserved,
         version: last.streamPosition,
         updatedAt: last.recordedAt,
+        lotsReady: true,
       };
       await trx.insertInto('creditBalances').values(row).execute();
       return;
@@ -100,3 +165,40 @@ export const creditsReadModel: InlineProjection = {
       throw new Error(`credit_balances has no row for ${accountId} at version ${recorded[0]!.streamPosition - 1}`);
   },
 };
+
+/**
+ * Gives an account whose stream predates lots its lot rows and the draws of its
+ * reservation and charge rows, from a fold of its whole stream, and marks it ready. Run in
+ * the transaction that holds the account's balance row lock (the credits service does so
+ * before the account's first command since the migration). Idempotent.
+ */
+export async function rebuildLots(trx: Trx | Db, accountId: string, at: Date): Promise<void> {
+  for await (const fold of foldLedgerStreams(trx, accountId)) {
+    await trx.deleteFrom('creditLots').where('accountId', '=', accountId).execute();
+    const lots = Object.entries(fold.lots).map(([grantId, lot]) => ({
+      accountId,
+      grantId,
+      remaining: lot.remaining,
+      expiresAt: expiry(lot.expiresAt),
+      updatedAt: at,
+    }));
+    if (lots.length > 0) await trx.insertInto('creditLots').values(lots).execute();
+    for (const [reservationId, reservation] of fold.reservations) {
+      await trx
+        .updateTable('creditReservations')
+        .set({ held: jsonb(reservation.held) })
+        .where('accountId', '=', accountId)
+        .where('reservationId', '=', reservationId)
+        .execute();
+    }
+    for (const [chargeId, charge] of fold.charges) {
+      await trx
+        .updateTable('creditCharges')
+        .set({ lots: jsonb(charge.lots) })
+        .where('accountId', '=', accountId)
+        .where('chargeId', '=', chargeId)
+        .execute();
+    }
+  }
+  await trx.updateTable('creditBalances').set({ lotsReady: true }).where('accountId', '=', accountId).execute();
+}

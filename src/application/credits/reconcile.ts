@@ -2,9 +2,10 @@
  * Finance reconciliation of the credit ledger against its read models, the audit trail and
  * ClickHouse usage. Three checks, each reported as typed differences:
  *
- * - Ledger: every credit_balances row (balance, reserved, version), reservation row and
- *   charge row equals the fold of its ledger stream with the domain's `evolveLedger`; every
- *   stream has a balance row and every balance row a stream. Always the whole history (a
+ * - Ledger: every credit_balances row (balance, reserved, version), reservation row (with
+ *   the lots it holds), charge row (with the lots it was paid from) and credit_lots row
+ *   (remaining, expiry) equals the fold of its ledger stream with the domain's
+ *   `evolveLedger`; every stream has a balance row and every balance row a stream. Always the whole history (a
  *   balance is the fold of all of it), whatever the range.
  * - Audit: every request charged in the range has one audit event with the same requestId,
  *   the same billing account, creditsDeducted equal to the credits charged for it, and a
@@ -17,18 +18,18 @@
  *   (the day usage shows it), or by its charge when it has none. Without ClickHouse this
  *   check does not run and the report says so: the reconciliation is then incomplete.
  *
- * Memory: ledger events are read in pages ordered by stream, so one account's entries are
+ * Memory: ledger events are read in pages ordered by stream (see stream-fold.ts), so one account's entries are
  * held at a time (in batches of accounts for the read-model lookups); charged requests of
  * the range and their audit matches are held until the end, so reconcile a long history
  * period by period. Audit events are read in pages too.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import { toRecorded } from '../../adapters/postgres/event-store.ts';
 import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
-import { evolveLedger, type Charge, type LedgerEvent, type Reservation } from '../../domain/credits/ledger.ts';
+import type { Charge, Lot, LotDraw, Reservation } from '../../domain/credits/ledger.ts';
 import type { AnalyticsStore } from '../../ports/analytics.ts';
-import { LEDGER_STREAM_TYPE, ledgerStream } from './credits-service.ts';
+import { asDraws, foldLedgerStreams, type StreamFold } from './stream-fold.ts';
+import { LEDGER_STREAM_TYPE } from './streams.ts';
 
 const PAGE = 1_000;
 const ACCOUNT_BATCH = 200;
@@ -64,6 +65,7 @@ export type ReconcileDifference =
   | { kind: 'balance-row-without-ledger'; accountId: string; readModel: Balances }
   | { kind: 'reservation-mismatch'; accountId: string; reservationId: string; readModel: Reservation | null; ledger: Reservation | null }
   | { kind: 'charge-row-mismatch'; accountId: string; chargeId: string; readModel: Charge | null; ledger: Charge | null }
+  | { kind: 'lot-mismatch'; accountId: string; grantId: string; readModel: Lot | null; ledger: Lot | null }
   | { kind: 'charge-without-audit'; accountId: string; requestId: string; charged: number }
   | { kind: 'charge-account-mismatch'; requestId: string; ledgerAccountId: string; auditAccountId: string; charged: number }
   | { kind: 'audit-credits-mismatch'; accountId: string; requestId: string; audited: number; charged: number }
@@ -80,6 +82,7 @@ export interface ReconcileReport {
     ledgerEvents: number;
     reservations: number;
     charges: number;
+    lots: number;
     chargedRequests: number;
     auditEvents: number;
     usageDays: number;
@@ -87,21 +90,6 @@ export interface ReconcileReport {
   /** The ClickHouse check: run, or why not. The reconciliation is complete only when it ran. */
   readonly usage: { ran: true } | { ran: false; reason: string };
   readonly elapsedMs: number;
-}
-
-interface ChargeEntry extends Charge {
-  readonly requestRef: string;
-  readonly chargedAt: Date;
-}
-
-/** One stream's fold, with the entry maps the domain's evolve touches one entry at a time. */
-interface StreamFold {
-  readonly accountId: string;
-  available: number;
-  reserved: number;
-  version: number;
-  readonly reservations: Map<string, Reservation>;
-  readonly charges: Map<string, ChargeEntry>;
 }
 
 interface ChargedRequest {
@@ -120,81 +108,30 @@ const inWindow = (at: Date, range: ReconcileRange) =>
   (range.from === undefined || at.getTime() >= range.from.getTime() - MARGIN_MS) &&
   (range.to === undefined || at.getTime() < range.to.getTime() + MARGIN_MS);
 
-/**
- * Applies one event with `evolveLedger` to the slice of state it touches (the balances and
- * the one reservation and charge it names), as the credits service decides on a slice:
- * folding whole maps copies them per event, quadratic on a busy account's stream.
- */
-function applyEvent(fold: StreamFold, event: LedgerEvent, position: number, recordedAt: Date): void {
-  const reservationId = 'reservationId' in event.data ? event.data.reservationId : null;
-  const chargeId = 'chargeId' in event.data ? event.data.chargeId : null;
-  const reservation = reservationId === null ? undefined : fold.reservations.get(reservationId);
-  const charge = chargeId === null ? undefined : fold.charges.get(chargeId);
-  const next = evolveLedger(
-    {
-      available: fold.available,
-      reserved: fold.reserved,
-      reservations: reservationId !== null && reservation ? { [reservationId]: reservation } : {},
-      charges: chargeId !== null && charge ? { [chargeId]: charge } : {},
-    },
-    event,
-  );
-  fold.available = next.available;
-  fold.reserved = next.reserved;
-  fold.version = position;
-  const nextReservation = reservationId === null ? undefined : next.reservations[reservationId];
-  if (reservationId !== null && nextReservation) fold.reservations.set(reservationId, nextReservation);
-  const nextCharge = chargeId === null ? undefined : next.charges[chargeId];
-  if (chargeId !== null && nextCharge) {
-    const requestRef = event.type === 'CreditsCharged' ? event.data.requestRef : (charge?.requestRef ?? '');
-    fold.charges.set(chargeId, { ...nextCharge, requestRef, chargedAt: charge?.chargedAt ?? recordedAt });
-  }
-}
-
-/** Every ledger stream (or one), folded; yields each in turn with its entries. */
-async function* foldStreams(db: Db, accountId: string | undefined, count: (events: number) => void): AsyncGenerator<StreamFold> {
-  let current: StreamFold | undefined;
-  for (let after: [string, number] = ['', 0]; ;) {
-    const rows = await db
-      .selectFrom('events')
-      .innerJoin('streams', 'streams.streamId', 'events.streamId')
-      .selectAll('events')
-      .where('streams.streamType', '=', LEDGER_STREAM_TYPE)
-      .$if(accountId !== undefined, (qb) => qb.where('events.streamId', '=', ledgerStream(accountId ?? '')))
-      .where((eb) => eb(eb.refTuple('events.streamId', 'events.streamPosition'), '>', eb.tuple(after[0], after[1])))
-      .orderBy('events.streamId')
-      .orderBy('events.streamPosition')
-      .limit(PAGE)
-      .execute();
-    count(rows.length);
-    for (const recorded of rows.map(toRecorded)) {
-      const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
-      if (current?.accountId !== event.data.accountId) {
-        if (current) yield current;
-        current = { accountId: event.data.accountId, available: 0, reserved: 0, version: 0, reservations: new Map(), charges: new Map() };
-      }
-      applyEvent(current, event, recorded.streamPosition, recorded.recordedAt);
-    }
-    const last = rows[rows.length - 1];
-    if (!last || rows.length < PAGE) break;
-    after = [last.streamId, last.streamPosition];
-  }
-  if (current) yield current;
-}
-
-const sameReservation = (a: Reservation, b: Reservation) => a.amount === b.amount && a.requestRef === b.requestRef && a.status === b.status;
+/** Instants compare as instants: an expiry may be spelled differently in an event and read back from a row. */
+const sameInstant = (a: string | null, b: string | null) => (a === null || b === null ? a === b : Date.parse(a) === Date.parse(b));
+const drawKey = (draws: readonly LotDraw[]) =>
+  draws
+    .map((d) => `${d.grantId}\u0000${String(d.amount)}\u0000${d.expiresAt === null ? '' : String(Date.parse(d.expiresAt))}`)
+    .sort()
+    .join('\u0001');
+const sameReservation = (a: Reservation, b: Reservation) =>
+  a.amount === b.amount && a.requestRef === b.requestRef && a.status === b.status && drawKey(a.held) === drawKey(b.held);
+const sameCharge = (a: Charge, b: Charge) => a.amount === b.amount && a.reversed === b.reversed && drawKey(a.lots) === drawKey(b.lots);
+const sameLot = (a: Lot, b: Lot) => a.remaining === b.remaining && sameInstant(a.expiresAt, b.expiresAt);
 
 /** Compares a batch of folded streams with their credit_balances, reservation and charge rows. */
 async function compareReadModels(db: Db, folds: readonly StreamFold[], differences: ReconcileDifference[]): Promise<void> {
   const ids = folds.map((f) => f.accountId);
-  const [balances, reservations, charges] = await Promise.all([
+  const [balances, reservations, charges, lots] = await Promise.all([
     db.selectFrom('creditBalances').select(['accountId', 'balance', 'reserved', 'version']).where('accountId', 'in', ids).execute(),
     db
       .selectFrom('creditReservations')
-      .select(['accountId', 'reservationId', 'amount', 'requestRef', 'status'])
+      .select(['accountId', 'reservationId', 'amount', 'requestRef', 'status', 'held'])
       .where('accountId', 'in', ids)
       .execute(),
-    db.selectFrom('creditCharges').select(['accountId', 'chargeId', 'amount', 'reversed']).where('accountId', 'in', ids).execute(),
+    db.selectFrom('creditCharges').select(['accountId', 'chargeId', 'amount', 'reversed', 'lots']).where('accountId', 'in', ids).execute(),
+    db.selectFrom('creditLots').select(['accountId', 'grantId', 'remaining', 'expiresAt']).where('accountId', 'in', ids).execute(),
   ]);
   const balanceOf = new Map(balances.map((b) => [b.accountId, b]));
   for (const fold of folds) {
@@ -210,7 +147,8 @@ async function compareReadModels(db: Db, folds: readonly StreamFold[], differenc
   const seenReservations = new Set<string>();
   for (const row of reservations) {
     const fold = foldOf.get(row.accountId)!;
-    const readModel: Reservation = { amount: row.amount, requestRef: row.requestRef, status: row.status === 'open' ? 'open' : 'settled' };
+    const status = row.status === 'open' ? 'open' : 'settled';
+    const readModel: Reservation = { amount: row.amount, requestRef: row.requestRef, status, held: asDraws(row.held) };
     const ledger = fold.reservations.get(row.reservationId) ?? null;
     seenReservations.add(`${row.accountId}\u0000${row.reservationId}`);
     if (!ledger || !sameReservation(ledger, readModel) || (row.status !== 'open' && row.status !== 'settled')) {
@@ -220,11 +158,20 @@ async function compareReadModels(db: Db, folds: readonly StreamFold[], differenc
   const seenCharges = new Set<string>();
   for (const row of charges) {
     const entry = foldOf.get(row.accountId)!.charges.get(row.chargeId);
-    const ledger = entry ? { amount: entry.amount, reversed: entry.reversed } : null;
+    const ledger = entry ? { amount: entry.amount, reversed: entry.reversed, lots: entry.lots } : null;
     seenCharges.add(`${row.accountId}\u0000${row.chargeId}`);
-    if (ledger?.amount !== row.amount || ledger.reversed !== row.reversed) {
-      const readModel = { amount: row.amount, reversed: row.reversed };
+    const readModel = { amount: row.amount, reversed: row.reversed, lots: asDraws(row.lots) };
+    if (!ledger || !sameCharge(ledger, readModel)) {
       differences.push({ kind: 'charge-row-mismatch', accountId: row.accountId, chargeId: row.chargeId, readModel, ledger });
+    }
+  }
+  const seenLots = new Set<string>();
+  for (const row of lots) {
+    const ledger = foldOf.get(row.accountId)!.lots[row.grantId] ?? null;
+    seenLots.add(`${row.accountId}\u0000${row.grantId}`);
+    const readModel = { remaining: row.remaining, expiresAt: row.expiresAt?.toISOString() ?? null };
+    if (!ledger || !sameLot(ledger, readModel)) {
+      differences.push({ kind: 'lot-mismatch', accountId: row.accountId, grantId: row.grantId, readModel, ledger });
     }
   }
   for (const fold of folds) {
@@ -235,8 +182,13 @@ async function compareReadModels(db: Db, folds: readonly StreamFold[], differenc
     }
     for (const [chargeId, entry] of fold.charges) {
       if (!seenCharges.has(`${fold.accountId}\u0000${chargeId}`)) {
-        const ledger = { amount: entry.amount, reversed: entry.reversed };
+        const ledger = { amount: entry.amount, reversed: entry.reversed, lots: entry.lots };
         differences.push({ kind: 'charge-row-mismatch', accountId: fold.accountId, chargeId, readModel: null, ledger });
+      }
+    }
+    for (const [grantId, ledger] of Object.entries(fold.lots)) {
+      if (!seenLots.has(`${fold.accountId}\u0000${grantId}`)) {
+        differences.push({ kind: 'lot-mismatch', accountId: fold.accountId, grantId, readModel: null, ledger });
       }
     }
   }
@@ -365,7 +317,7 @@ export async function reconcileLedger(deps: ReconcileDeps, range: ReconcileRange
   const now = deps.now ?? (() => performance.now());
   const started = now();
   const differences: ReconcileDifference[] = [];
-  const checked = { accounts: 0, ledgerEvents: 0, reservations: 0, charges: 0, chargedRequests: 0, auditEvents: 0, usageDays: 0 };
+  const checked = { accounts: 0, ledgerEvents: 0, reservations: 0, charges: 0, lots: 0, chargedRequests: 0, auditEvents: 0, usageDays: 0 };
   const requests = new Map<string, ChargedRequest[]>();
 
   let batch: StreamFold[] = [];
@@ -373,10 +325,11 @@ export async function reconcileLedger(deps: ReconcileDeps, range: ReconcileRange
     if (batch.length > 0) await compareReadModels(deps.db, batch, differences);
     batch = [];
   };
-  for await (const fold of foldStreams(deps.db, range.accountId, (n) => (checked.ledgerEvents += n))) {
+  for await (const fold of foldLedgerStreams(deps.db, range.accountId, (n) => (checked.ledgerEvents += n))) {
     checked.accounts += 1;
     checked.reservations += fold.reservations.size;
     checked.charges += fold.charges.size;
+    checked.lots += Object.keys(fold.lots).length;
     for (const charge of fold.charges.values()) {
       if (!inWindow(charge.chargedAt, range)) continue;
       const list = requests.get(charge.requestRef) ?? [];

@@ -3,10 +3,13 @@
  * transaction. `credit_balances` is the row every ledger command locks first, so commands
  * on one account serialise on it; its `version` is the ledger stream's version. The
  * reservation and charge rows let a command load only the entry it names instead of
- * folding a busy account's whole stream.
+ * folding a busy account's whole stream. `credit_lots` holds what is left of each grant
+ * (see domain/credits/lots.ts); the reservation and charge rows carry the lots they drew
+ * from. A balance row with `lots_ready` false predates lots: the credits service rebuilds
+ * that account's lots from its stream before its next command.
  */
 import { sql } from 'drizzle-orm';
-import { bigint, boolean, check, index, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
+import { bigint, boolean, check, index, jsonb, pgTable, primaryKey, text, timestamp } from 'drizzle-orm/pg-core';
 
 export const creditBalances = pgTable(
   'credit_balances',
@@ -16,6 +19,7 @@ export const creditBalances = pgTable(
     reserved: bigint('reserved', { mode: 'number' }).notNull(),
     version: bigint('version', { mode: 'number' }).notNull(),
     updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+    lotsReady: boolean('lots_ready').notNull().default(false),
   },
   // The decider already refuses overdrafts; the database refuses them too, as a backstop.
   (t) => [check('credit_balances_not_negative', sql`${t.balance} >= 0 and ${t.reserved} >= 0`)],
@@ -29,6 +33,8 @@ export const creditReservations = pgTable(
     amount: bigint('amount', { mode: 'number' }).notNull(),
     requestRef: text('request_ref').notNull(),
     status: text('status').notNull(),
+    /** The lots the still-held credits came from: LotDraw[]. */
+    held: jsonb('held').notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     settledAt: timestamp('settled_at', { withTimezone: true }),
   },
@@ -45,6 +51,27 @@ export const creditCharges = pgTable(
     requestRef: text('request_ref').notNull(),
     reversed: boolean('reversed').notNull(),
     chargedAt: timestamp('charged_at', { withTimezone: true }).notNull(),
+    /** The lots the charge was paid from: LotDraw[]. */
+    lots: jsonb('lots').notNull().default([]),
   },
   (t) => [primaryKey({ columns: [t.accountId, t.chargeId] })],
+);
+
+export const creditLots = pgTable(
+  'credit_lots',
+  {
+    accountId: text('account_id').notNull(),
+    grantId: text('grant_id').notNull(),
+    remaining: bigint('remaining', { mode: 'number' }).notNull(),
+    expiresAt: timestamp('expires_at', { withTimezone: true }),
+    updatedAt: timestamp('updated_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.grantId] }),
+    check('credit_lots_not_negative', sql`${t.remaining} >= 0`),
+    // The expiry sweep's question: which accounts hold credits past their expiry.
+    index('credit_lots_due_idx')
+      .on(t.expiresAt)
+      .where(sql`${t.remaining} > 0 and ${t.expiresAt} is not null`),
+  ],
 );

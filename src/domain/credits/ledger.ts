@@ -1,18 +1,35 @@
 /**
  * The credit ledger of one billing account (an organisation, or a user without one).
  * Credits are integers (10 credits = 1 rupee). Nothing is edited: a grant, a reservation,
- * a charge, a release and a reversal are each an event, and the balance is their fold.
- * `available` is what a call may spend now; `reserved` is held by open reservations until
- * they are settled (charged in whole or part, the rest released).
+ * a charge, a release, a reversal and an expiry are each an event, and the balance is
+ * their fold. `available` is what a call may spend now; `reserved` is held by open
+ * reservations until they are settled (charged in whole or part, the rest released).
  *
- * Expiry: a grant may carry `expiresAt`. It is recorded metadata only (in the events and
- * the finance export); it does not reduce the balance. Enforcing it needs lot accounting
- * (which grant a charge drew on), which the ledger does not do yet.
+ * Expiry (see lots.ts): a grant may carry `expiresAt`, and every grant is a lot. Spending
+ * and holding draw from lots soonest-expiry first; the events record the lots drawn. Every
+ * command first expires the lots whose time has passed at its `at` (a `CreditsExpired` per
+ * lot, its whole unspent remainder), so expired credits are never spendable; held credits
+ * are not expired while their reservation is open (the call started in time): a settlement
+ * charges the soonest-expiring part of the hold, and the released rest goes back to its
+ * lots, where a lot already expired expires it at once, in the same decision. A reversal
+ * (a refund) returns credits to the lots they came from if those have not expired, and
+ * otherwise to a never-expiring refund lot: a refund is a correction of our own, and giving
+ * back credits that lapse at once would refund nothing. A grant must expire after its `at`.
+ * Events recorded before lots existed carry no `lots`: evolve then draws by the same rule,
+ * so an old stream folds to the lots it would have had.
  */
-import { accept, assertNever, refuse, type Decision } from '../decider.ts';
+import { accept, assertNever, fold, refuse, type Decision } from '../decider.ts';
+import { hasExpired, liveLots, moveLots, refundDraws, take, totalOf, without, type LotDraw, type Lots } from './lots.ts';
+
+export type { Lot, LotDraw, Lots } from './lots.ts';
 
 export const GRANT_SOURCES = ['purchase', 'grant', 'correction'] as const;
 export type GrantSource = (typeof GRANT_SOURCES)[number];
+
+/** The lots an event drew from or returned to; absent on events recorded before lots. */
+interface Drawn {
+  lots?: readonly LotDraw[];
+}
 
 export type LedgerEvent =
   | {
@@ -27,14 +44,16 @@ export type LedgerEvent =
         at: string;
       };
     }
-  | { type: 'CreditsReserved'; data: { accountId: string; reservationId: string; amount: number; requestRef: string; at: string } }
+  | { type: 'CreditsReserved'; data: { accountId: string; reservationId: string; amount: number; requestRef: string; at: string } & Drawn }
   | {
       type: 'CreditsCharged';
       /** `reservationId` null: a fixed-price charge taken straight from the available balance. */
-      data: { accountId: string; chargeId: string; reservationId: string | null; amount: number; requestRef: string; at: string };
+      data: { accountId: string; chargeId: string; reservationId: string | null; amount: number; requestRef: string; at: string } & Drawn;
     }
-  | { type: 'CreditsReleased'; data: { accountId: string; reservationId: string; amount: number; at: string } }
-  | { type: 'ChargeReversed'; data: { accountId: string; chargeId: string; amount: number; reason: string; at: string } };
+  | { type: 'CreditsReleased'; data: { accountId: string; reservationId: string; amount: number; at: string } & Drawn }
+  | { type: 'ChargeReversed'; data: { accountId: string; chargeId: string; amount: number; reason: string; at: string } & Drawn }
+  /** The unspent rest of a lot, gone at its expiry; `at` is when the ledger recorded it. */
+  | { type: 'CreditsExpired'; data: { accountId: string; grantId: string; amount: number; expiresAt: string; at: string } };
 
 export type LedgerCommand =
   | {
@@ -52,40 +71,50 @@ export type LedgerCommand =
   | { type: 'SettleReservation'; accountId: string; reservationId: string; amount: number; at: string }
   | { type: 'ReleaseReservation'; accountId: string; reservationId: string; at: string }
   | { type: 'ChargeCredits'; accountId: string; chargeId: string; amount: number; requestRef: string; at: string }
-  | { type: 'ReverseCharge'; accountId: string; chargeId: string; reason: string; at: string };
+  | { type: 'ReverseCharge'; accountId: string; chargeId: string; reason: string; at: string }
+  /** Only the expiry every command starts with: keeps an idle account's balance current. */
+  | { type: 'ExpireCredits'; accountId: string; at: string };
 
 export interface Reservation {
   readonly amount: number;
   readonly requestRef: string;
   readonly status: 'open' | 'settled';
+  /** The lots the still-held credits came from (empty once settled). */
+  readonly held: readonly LotDraw[];
 }
 
 export interface Charge {
   readonly amount: number;
   readonly reversed: boolean;
+  /** The lots the charge was paid from: where a reversal returns it. */
+  readonly lots: readonly LotDraw[];
 }
 
 /**
- * The fold of a ledger stream. The maps may also be a slice of it: the service loads only
- * the reservation or charge a command names, which is all `decideLedger` looks at.
+ * The fold of a ledger stream. The maps may also be a slice of it: the service loads the
+ * lots holding credits, the lot a grant names and the reservation or charge a command
+ * names, which is all `decideLedger` looks at. `available` is the sum of the lots.
  */
 export interface LedgerState {
   readonly available: number;
   readonly reserved: number;
+  readonly lots: Lots;
   readonly reservations: Readonly<Record<string, Reservation>>;
   readonly charges: Readonly<Record<string, Charge>>;
 }
 
 export type LedgerError =
   | { tag: 'InvalidAmount'; amount: number }
+  /** An expiry that is not a time after the grant. */
+  | { tag: 'InvalidExpiry'; expiresAt: string; at: string }
   | { tag: 'InsufficientCredits'; required: number; balance: number }
   | { tag: 'ReservationNotFound'; reservationId: string }
   | { tag: 'ChargeExceedsReservation'; reservationId: string; reserved: number; amount: number }
   | { tag: 'ChargeNotFound'; chargeId: string }
-  /** A reservation id already used by a fixed-price charge, or the other way round. */
+  /** A reservation id already used by a fixed-price charge or the other way round, or a grant id used twice. */
   | { tag: 'IdInUse'; id: string };
 
-export const initialLedger: LedgerState = { available: 0, reserved: 0, reservations: {}, charges: {} };
+export const initialLedger: LedgerState = { available: 0, reserved: 0, lots: {}, reservations: {}, charges: {} };
 
 const positive = (n: number): boolean => Number.isSafeInteger(n) && n > 0;
 const nonNegative = (n: number): boolean => Number.isSafeInteger(n) && n >= 0;
@@ -105,9 +134,27 @@ export function balanceEffect(event: LedgerEvent): { available: number; reserved
       return { available: event.data.amount, reserved: -event.data.amount };
     case 'ChargeReversed':
       return { available: event.data.amount, reserved: 0 };
+    case 'CreditsExpired':
+      return { available: -event.data.amount, reserved: 0 };
     default:
       return assertNever(event);
   }
+}
+
+/** The `CreditsExpired` events due at `at`: the whole remainder of each lot past its expiry. */
+export function dueExpiries(state: LedgerState, accountId: string, at: string): LedgerEvent[] {
+  return liveLots(state.lots).flatMap((lot): LedgerEvent[] =>
+    lot.expiresAt !== null && hasExpired(lot.expiresAt, at)
+      ? [{ type: 'CreditsExpired', data: { accountId, grantId: lot.grantId, amount: lot.amount, expiresAt: lot.expiresAt, at } }]
+      : [],
+  );
+}
+
+/** Draws `amount` from the live lots. The balance is their sum, so a shortfall is a corrupt state. */
+function draw(state: LedgerState, amount: number): LotDraw[] {
+  const { taken } = take(liveLots(state.lots), amount);
+  if (totalOf(taken) !== amount) throw new Error(`ledger lots hold less than the available balance ${String(state.available)}`);
+  return taken;
 }
 
 function settle(
@@ -128,22 +175,29 @@ function settle(
     });
   }
   const { accountId, reservationId, at } = command;
-  const rest = reservation.amount - command.amount;
+  // The soonest-expiring part of the hold is the part charged; the longest-lived goes back.
+  const { taken, rest } = take(reservation.held, command.amount);
   const events: LedgerEvent[] = [];
   if (command.amount > 0) {
+    const { requestRef } = reservation;
     events.push({
       type: 'CreditsCharged',
-      data: { accountId, chargeId: reservationId, reservationId, amount: command.amount, requestRef: reservation.requestRef, at },
+      data: { accountId, chargeId: reservationId, reservationId, amount: command.amount, requestRef, at, lots: taken },
     });
   }
-  if (rest > 0) events.push({ type: 'CreditsReleased', data: { accountId, reservationId, amount: rest, at } });
+  const released = reservation.amount - command.amount;
+  if (released > 0) events.push({ type: 'CreditsReleased', data: { accountId, reservationId, amount: released, at, lots: rest } });
   return accept(...events);
 }
 
-export function decideLedger(command: LedgerCommand, state: LedgerState): Decision<LedgerEvent, LedgerError> {
+function decideCommand(command: LedgerCommand, state: LedgerState): Decision<LedgerEvent, LedgerError> {
   switch (command.type) {
     case 'GrantCredits': {
       if (!positive(command.amount)) return refuse({ tag: 'InvalidAmount', amount: command.amount });
+      const { expiresAt, at } = command;
+      if (expiresAt !== null && (Number.isNaN(Date.parse(expiresAt)) || hasExpired(expiresAt, at)))
+        return refuse({ tag: 'InvalidExpiry', expiresAt, at });
+      if (state.lots[command.grantId]) return refuse({ tag: 'IdInUse', id: command.grantId });
       const { type: _type, ...data } = command;
       return accept({ type: 'CreditsGranted', data });
     }
@@ -156,7 +210,7 @@ export function decideLedger(command: LedgerCommand, state: LedgerState): Decisi
       if (state.available < command.amount)
         return refuse({ tag: 'InsufficientCredits', required: command.amount, balance: state.available });
       const { type: _type, ...data } = command;
-      return accept({ type: 'CreditsReserved', data });
+      return accept({ type: 'CreditsReserved', data: { ...data, lots: draw(state, command.amount) } });
     }
     case 'SettleReservation':
       return settle(state, command);
@@ -171,65 +225,103 @@ export function decideLedger(command: LedgerCommand, state: LedgerState): Decisi
       if (state.available < command.amount)
         return refuse({ tag: 'InsufficientCredits', required: command.amount, balance: state.available });
       const { type: _type, ...rest } = command;
-      return accept({ type: 'CreditsCharged', data: { ...rest, reservationId: null } });
+      return accept({ type: 'CreditsCharged', data: { ...rest, reservationId: null, lots: draw(state, command.amount) } });
     }
     case 'ReverseCharge': {
       const charge = state.charges[command.chargeId];
       if (!charge) return refuse({ tag: 'ChargeNotFound', chargeId: command.chargeId });
       if (charge.reversed) return accept();
       const { type: _type, ...rest } = command;
-      return accept({ type: 'ChargeReversed', data: { ...rest, amount: charge.amount } });
+      const lots = refundDraws(charge.lots, command.chargeId, command.at);
+      return accept({ type: 'ChargeReversed', data: { ...rest, amount: charge.amount, lots } });
     }
+    case 'ExpireCredits':
+      return accept();
     default:
       return assertNever(command);
   }
+}
+
+/**
+ * Expires what is due at the command's `at`, decides the command on what is left, then
+ * expires at once any credits the command returned to a lot already past its expiry.
+ */
+export function decideLedger(command: LedgerCommand, state: LedgerState): Decision<LedgerEvent, LedgerError> {
+  const expired = dueExpiries(state, command.accountId, command.at);
+  const current = fold(evolveLedger, state, expired);
+  const decision = decideCommand(command, current);
+  if (!decision.ok) return decision;
+  const lapsed = dueExpiries(fold(evolveLedger, current, decision.events), command.accountId, command.at);
+  return accept(...expired, ...decision.events, ...lapsed);
 }
 
 export function evolveLedger(state: LedgerState, event: LedgerEvent): LedgerState {
   const effect = balanceEffect(event);
   const balances = { available: state.available + effect.available, reserved: state.reserved + effect.reserved };
   switch (event.type) {
-    case 'CreditsGranted':
-      return { ...state, ...balances };
-    case 'CreditsReserved':
+    case 'CreditsGranted': {
+      const { grantId, amount, expiresAt } = event.data;
+      return { ...state, ...balances, lots: moveLots(state.lots, [{ grantId, amount, expiresAt }], 1) };
+    }
+    case 'CreditsReserved': {
+      const { reservationId, amount, requestRef } = event.data;
+      const held = event.data.lots ?? take(liveLots(state.lots), amount).taken;
       return {
         ...state,
         ...balances,
-        reservations: {
-          ...state.reservations,
-          [event.data.reservationId]: { amount: event.data.amount, requestRef: event.data.requestRef, status: 'open' },
-        },
-      };
-    case 'CreditsCharged': {
-      const { reservationId, chargeId, amount } = event.data;
-      const reservation = reservationId === null ? undefined : state.reservations[reservationId];
-      return {
-        ...state,
-        ...balances,
-        reservations:
-          reservationId === null || !reservation
-            ? state.reservations
-            : { ...state.reservations, [reservationId]: { ...reservation, status: 'settled' } },
-        charges: { ...state.charges, [chargeId]: { amount, reversed: false } },
+        lots: moveLots(state.lots, held, -1),
+        reservations: { ...state.reservations, [reservationId]: { amount, requestRef, status: 'open', held } },
       };
     }
-    case 'CreditsReleased': {
-      const reservation = state.reservations[event.data.reservationId];
+    case 'CreditsCharged': {
+      const { reservationId, chargeId, amount } = event.data;
+      if (reservationId === null) {
+        const lots = event.data.lots ?? take(liveLots(state.lots), amount).taken;
+        return {
+          ...state,
+          ...balances,
+          lots: moveLots(state.lots, lots, -1),
+          charges: { ...state.charges, [chargeId]: { amount, reversed: false, lots } },
+        };
+      }
+      const reservation = state.reservations[reservationId];
+      const lots = event.data.lots ?? take(reservation?.held ?? [], amount).taken;
       return {
         ...state,
         ...balances,
         reservations: reservation
-          ? { ...state.reservations, [event.data.reservationId]: { ...reservation, status: 'settled' } }
+          ? { ...state.reservations, [reservationId]: { ...reservation, status: 'settled', held: without(reservation.held, lots) } }
+          : state.reservations,
+        charges: { ...state.charges, [chargeId]: { amount, reversed: false, lots } },
+      };
+    }
+    case 'CreditsReleased': {
+      const { reservationId } = event.data;
+      const reservation = state.reservations[reservationId];
+      const lots = event.data.lots ?? reservation?.held ?? [];
+      return {
+        ...state,
+        ...balances,
+        lots: moveLots(state.lots, lots, 1),
+        reservations: reservation
+          ? { ...state.reservations, [reservationId]: { ...reservation, status: 'settled', held: without(reservation.held, lots) } }
           : state.reservations,
       };
     }
     case 'ChargeReversed': {
-      const charge = state.charges[event.data.chargeId];
+      const { chargeId, at } = event.data;
+      const charge = state.charges[chargeId];
+      const lots = event.data.lots ?? refundDraws(charge?.lots ?? [], chargeId, at);
       return {
         ...state,
         ...balances,
-        charges: charge ? { ...state.charges, [event.data.chargeId]: { ...charge, reversed: true } } : state.charges,
+        lots: moveLots(state.lots, lots, 1),
+        charges: charge ? { ...state.charges, [chargeId]: { ...charge, reversed: true } } : state.charges,
       };
+    }
+    case 'CreditsExpired': {
+      const { grantId, amount, expiresAt } = event.data;
+      return { ...state, ...balances, lots: moveLots(state.lots, [{ grantId, amount, expiresAt }], -1) };
     }
     default:
       return assertNever(event);

@@ -76,7 +76,8 @@ export function registerGetUsage(app: App, auth: MiddlewareHandler<AppEnv>, deps
     const end = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1));
     const accountId = billingAccountOf({ userId: p.userId, organizationId: p.organizationId });
     const scope = p.organizationId === null ? { userId: p.userId } : { organizationId: p.organizationId };
-    const balance = await deps.credits.balance(accountId);
+    // Records expiries that fell due on an idle account, so the balance shown is the ledger's.
+    const balance = await deps.credits.expireDue(accountId);
     let endpoints;
     try {
       endpoints = await deps.queries.byEndpoint({ ...scope, from: start, to: new Date(end.getTime() - 1) }, 100);

@@ -22,10 +22,11 @@ const Body = z
       .openapi({ description: 'Credits to add (10 credits = 1 rupee).', example: 5000 }),
     note: z.string().trim().min(1).max(500).optional().openapi({ description: 'Why, for the ledger.', example: 'Invoice 2026-114' }),
     source: z.enum(GRANT_SOURCES).default('grant').openapi({ description: 'Default grant.', example: 'purchase' }),
-    expiresAt: z.iso
-      .datetime({ offset: true })
-      .optional()
-      .openapi({ description: 'Recorded with the grant; it does not yet reduce the balance.', example: '2027-03-31T23:59:59Z' }),
+    expiresAt: z.iso.datetime({ offset: true }).optional().openapi({
+      description:
+        'From this time the unspent rest of the grant expires (a CreditsExpired ledger event); soonest-expiring credits are spent first. Must be in the future.',
+      example: '2027-03-31T23:59:59Z',
+    }),
   })
   .strict()
   .openapi('AdminGrantCredits');
@@ -51,6 +52,12 @@ const route = createRoute({
 
 function grantError(error: CreditsError): Error {
   if (error.tag === 'UserNotFound') return new ApiError('USER_NOT_FOUND');
+  if (error.tag === 'InvalidExpiry') {
+    return new ApiError('VALIDATION_ERROR', {
+      message: 'Validation failed: expiresAt: must be after now',
+      details: ['expiresAt: must be after now'],
+    });
+  }
   // The body schema admits only what a grant accepts; anything else is a defect.
   return new Error(`grant refused after validation: ${error.tag}`);
 }
