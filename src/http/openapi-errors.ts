@@ -29,6 +29,15 @@ export const RateLimitErrorSchema = z
   })
   .openapi('RateLimitError');
 
+/** The 402 body: what the call needs, what the account holds, the gap and where to top up. */
+export const InsufficientCreditsSchema = CodedErrorSchema.extend({
+  code: z.literal('INSUFFICIENT_API_CREDITS'),
+  required: z.number().int().openapi({ description: 'Price of the call in credits.' }),
+  balance: z.number().int().openapi({ description: 'Spendable credits of the billing account now.' }),
+  shortfall: z.number().int().openapi({ description: 'required minus balance.' }),
+  topUpUrl: z.string().openapi({ description: 'Where to buy credits.' }),
+}).openapi('InsufficientCredits');
+
 /** Responses every route shares: the body and request-id middleware and the crash guard. */
 export const COMMON_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'INTERNAL_ERROR'];
 export const BODY_ERRORS: readonly ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'];
@@ -46,11 +55,13 @@ export function errorResponses(...routeCodes: ErrorCode[]) {
         description: list.map((c) => `${c}: ${ERROR_MESSAGE[c]}`).join('\n\n'),
         content: {
           'application/json': {
-            schema: !list.includes('RATE_LIMITED')
-              ? CodedErrorSchema
-              : list.length === 1
-                ? RateLimitErrorSchema
-                : z.union([RateLimitErrorSchema, CodedErrorSchema]),
+            schema: list.includes('INSUFFICIENT_API_CREDITS')
+              ? InsufficientCreditsSchema
+              : !list.includes('RATE_LIMITED')
+                ? CodedErrorSchema
+                : list.length === 1
+                  ? RateLimitErrorSchema
+                  : z.union([RateLimitErrorSchema, CodedErrorSchema]),
           },
         },
       },
