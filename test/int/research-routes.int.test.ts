@@ -23,6 +23,8 @@ import { createAccessFixture, enterpriseUser, type AccessFixture } from '../supp
 import { BASE, buildTestApp, KEY_HASH_SECRET, SettableClock, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
+import { securityMatrix } from '../support/security-matrix.ts';
+import { openPglite } from '../../src/db/open.ts';
 
 const operator = { kind: 'operator' } as const;
 type Json = Record<string, unknown>;
@@ -33,6 +35,7 @@ for (const factory of databases)
     let t: TestApp;
     let fixture: AccessFixture;
     let cappedKey: string;
+    let down: TestApp;
     const clock = new SettableClock(new Date('2026-11-20T10:00:00Z'));
 
     const call = async (key: string, method: 'GET' | 'POST', path: string, body?: unknown) => {
@@ -59,6 +62,10 @@ for (const factory of databases)
       t = buildTestApp({ db: database.db, clock, index });
       fixture = await createAccessFixture(t.application.accounts, clock);
       await t.application.credits.grant(fixture.organizationId, { amount: 100_000, source: 'grant' });
+      await t.application.credits.grant(fixture.allowlistedOrganizationId, { amount: 1_000, source: 'grant' });
+      const closed = await openPglite(undefined);
+      await closed.close();
+      down = buildTestApp({ db: closed.db, clock });
       const capped = await t.application.accounts.registerUser(
         enterpriseUser('capped@lawfirm.example', {
           organizationId: fixture.organizationId,
@@ -76,6 +83,19 @@ for (const factory of databases)
     });
     after(async () => {
       await database.close();
+    });
+
+    const matrix = () => ({
+      app: t.app,
+      fixture,
+      appWithIdentityDown: down.app,
+      balanceOf: async (account: string) => (await t.application.credits.balance(account)).balance,
+    });
+    describe('the security matrix on every research route', () => {
+      securityMatrix({ method: 'POST', path: '/search/cases', body: { query: 'appeal' }, okStatus: 200, price: 5 }, matrix);
+      securityMatrix({ method: 'GET', path: '/judges/search?q=singh', okStatus: 200, price: 1 }, matrix);
+      securityMatrix({ method: 'GET', path: '/cases/sc-inabs-5861', okStatus: 200, price: 1 }, matrix);
+      securityMatrix({ method: 'GET', path: '/cases/sc-inabs-5861/pdf', okStatus: 200, price: 5 }, matrix);
     });
 
     describe('POST /search/cases', () => {

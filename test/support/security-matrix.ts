@@ -17,6 +17,8 @@ export interface KeyedRoute {
   readonly body?: unknown;
   /** Status of a call that passes the gate (the "rotated within grace" case must reach it). */
   readonly okStatus: number;
+  /** Credits the call costs; a priced route is also checked for the 402 (keys.noOrg must hold less). */
+  readonly price?: number;
 }
 
 export interface MatrixContext {
@@ -24,6 +26,8 @@ export interface MatrixContext {
   readonly fixture: AccessFixture;
   /** The same app wiring over a database that is down. */
   readonly appWithIdentityDown: App;
+  /** Spendable credits of a billing account, for priced routes. */
+  readonly balanceOf?: (accountId: string) => Promise<number>;
 }
 
 async function call(app: App, route: KeyedRoute, headers: Record<string, string>): Promise<Response> {
@@ -69,6 +73,20 @@ export function securityMatrix(route: KeyedRoute, context: () => MatrixContext):
     it(`${route.method} ${route.path}: ${name} gives ${status} ${code}`, async () => {
       const ctx = context();
       await expectCode(await call(ctx.app, route, headers(ctx)), status, code);
+    });
+  }
+
+  const price = route.price;
+  if (price !== undefined) {
+    it(`${route.method} ${route.path}: too few credits gives 402 with required, balance, shortfall and topUpUrl, charging nothing`, async () => {
+      const ctx = context();
+      if (!ctx.balanceOf) throw new Error('a priced route needs balanceOf in the matrix context');
+      const account = ctx.fixture.users.noOrg;
+      const before = await ctx.balanceOf(account);
+      assert.ok(before < price, 'the fixture account without an organisation must hold less than the price');
+      const body = await expectCode(await call(ctx.app, route, key(ctx.fixture.keys.noOrg)), 402, 'INSUFFICIENT_API_CREDITS');
+      assert.deepEqual([body.required, body.balance, body.shortfall, typeof body.topUpUrl], [price, before, price - before, 'string']);
+      assert.equal(await ctx.balanceOf(account), before);
     });
   }
 
