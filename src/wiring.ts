@@ -32,6 +32,7 @@ import { readStoredBenches } from './adapters/postgres/stored-benches.ts';
 import { CaseReader } from './application/cases/case-reader.ts';
 import { ReadQuotas } from './application/cases/read-quotas.ts';
 import { JudgeDirectory } from './application/judges/judge-directory.ts';
+import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
 import { readHcJudgeProfiles } from './corpus/hc-judges.ts';
 import { embed } from './domain/watermark/embed.ts';
@@ -121,7 +122,7 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
       profiles: () => readHcJudgeProfiles(options.corpusDir),
       clock,
     }),
-    search: new KeywordSearch({ index: options.index, cases, clock }),
+    search: new KeywordSearch({ index: options.index, cases, courts: new CourtCodes({ cases, clock }) }),
     cursors: new SearchCursorCodec(options.secret),
     documents: options.documents,
     documentLinks: options.documentLinks,

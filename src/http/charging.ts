@@ -28,21 +28,32 @@ export function insufficientCredits(required: number, balance: number, topUpUrl:
   });
 }
 
-/** Runs `work` and charges the endpoint's fixed price if it succeeds; see the module header. */
-export async function charged<T>(c: Context<AppEnv>, deps: ChargingDeps, endpoint: FixedPriceEndpoint, work: () => Promise<T>): Promise<T> {
+/**
+ * Runs `work` and charges the endpoint's fixed price if it succeeds; see the module header.
+ * `finalEndpoint` names a cheaper price the outcome earned (e.g. a semantic search answered
+ * by the keyword fallback); the balance is checked against the endpoint's own price first.
+ */
+export async function charged<T>(
+  c: Context<AppEnv>,
+  deps: ChargingDeps,
+  endpoint: FixedPriceEndpoint,
+  work: () => Promise<T>,
+  finalEndpoint?: (result: T) => FixedPriceEndpoint,
+): Promise<T> {
   const price = fixedPrice(endpoint);
   const account = billingAccountOf(principalOf(c));
   const before = await deps.credits.balance(account);
   if (before.balance < price) throw insufficientCredits(price, before.balance, deps.topUpUrl);
   const result = await work();
-  const charge = await deps.credits.chargeNow(account, price, c.get('requestId'));
+  const final = finalEndpoint ? Math.min(price, fixedPrice(finalEndpoint(result))) : price;
+  const charge = await deps.credits.chargeNow(account, final, c.get('requestId'));
   if (!charge.ok) {
     const error = charge.error;
     if (error.tag === 'InsufficientCredits') throw insufficientCredits(error.required, error.balance, deps.topUpUrl);
     throw new Error(`charge refused: ${error.tag}`);
   }
-  c.set('creditsDeducted', price);
-  c.header('X-Credits-Charged', String(price));
+  c.set('creditsDeducted', final);
+  c.header('X-Credits-Charged', String(final));
   c.header('X-Credits-Remaining', String(charge.value.balance));
   return result;
 }

@@ -11,3 +11,13 @@ export interface Embedder {
   /** One vector per text, in order; each of length `dimensions`. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
 }
+
+/** The embedding service did not answer within the request timeout (UPSTREAM_TIMEOUT). */
+export class EmbedderTimeoutError extends Error {
+  override readonly name = 'EmbedderTimeoutError';
+}
+
+/** The embedding service is unreachable, failing or answering nonsense, retries spent (UPSTREAM_UNAVAILABLE). */
+export class EmbedderUnavailableError extends Error {
+  override readonly name = 'EmbedderUnavailableError';
+}

@@ -6,17 +6,14 @@
  * the index itself counts, so a restricted case never appears in results.
  */
 import type { SearchIndex, SearchRequest, SearchSort } from '../../ports/search-index.ts';
-import type { Clock } from '../../ports/clock.ts';
-import { resolveCourt } from '../../reference/reference-data.ts';
 import type { CaseReader, CaseView } from '../cases/case-reader.ts';
+import type { CourtCodes } from './court-codes.ts';
 import type { ResolvedFilters } from './search-filters.ts';
 
 export interface KeywordSearchDeps {
   readonly index: SearchIndex;
   readonly cases: CaseReader;
-  readonly clock: Clock;
-  /** How long the court-code map is reused before it is read again (ingest adds courts). */
-  readonly courtMapTtlMs?: number;
+  readonly courts: CourtCodes;
 }
 
 export interface KeywordQuery {
@@ -33,15 +30,11 @@ export interface KeywordResults {
   readonly withheld: boolean;
 }
 
-const DEFAULT_COURT_MAP_TTL_MS = 5 * 60_000;
-
 export class KeywordSearch {
-  #courtCodes: { map: Map<string, string[]>; at: number } | undefined;
-
   constructor(private readonly deps: KeywordSearchDeps) {}
 
   async search(q: KeywordQuery): Promise<KeywordResults> {
-    const courtCodes = q.resolved.courtIds === undefined ? undefined : await this.#codesFor(q.resolved.courtIds);
+    const courtCodes = q.resolved.courtIds === undefined ? undefined : await this.deps.courts.codesFor(q.resolved.courtIds);
     // A court the store holds nothing for matches nothing; no index call needed.
     if (courtCodes !== undefined && courtCodes.length === 0) return { cases: [], total: 0, withheld: false };
     const request: SearchRequest = {
@@ -59,19 +52,5 @@ export class KeywordSearch {
       total: Math.max(0, result.total - loaded.withheld),
       withheld: result.withheld || loaded.withheld > 0,
     };
-  }
-
-  async #codesFor(courtIds: readonly string[]): Promise<string[]> {
-    const now = this.deps.clock.now().getTime();
-    if (!this.#courtCodes || now - this.#courtCodes.at > (this.deps.courtMapTtlMs ?? DEFAULT_COURT_MAP_TTL_MS)) {
-      const map = new Map<string, string[]>();
-      for (const { courtCode, courtName } of await this.deps.cases.storedCourts()) {
-        const id = resolveCourt(courtName)?.id;
-        if (id !== undefined) map.set(id, [...(map.get(id) ?? []), courtCode]);
-      }
-      this.#courtCodes = { map, at: now };
-    }
-    const map = this.#courtCodes.map;
-    return [...new Set(courtIds.flatMap((id) => map.get(id) ?? []))];
   }
 }

@@ -1,0 +1,251 @@
+/**
+ * POST /search/cases/semantic: meaning-based search over the embedded subset. The Free
+ * tier is refused before any work or charge (SEMANTIC_NOT_ALLOWED). `filters` is the only
+ * place filtering works, merged over what the query text names (caller wins); the
+ * top-level court, year, caseType, caseNumber, judgeName, judges, judge, fromDate and
+ * toDate are accepted and ignored, as the spec says; sortBy is not a parameter. limit is
+ * capped (never refused), page becomes an offset. When the vector path is down the keyword
+ * index answers, flagged fallbackMode "opensearch" (the spec's value, kept for clients
+ * that test for it) and charged at the keyword price. Errors carry the correct status and
+ * a body with success false and a code: nothing is streamed before the work is done.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { resolveSemanticFilters } from '../../../application/search/semantic-filters.ts';
+import type { SemanticSearch } from '../../../application/search/semantic-search.ts';
+import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
+import type { Clock } from '../../../ports/clock.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { charged, type ChargingDeps } from '../../charging.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
+
+export interface SemanticSearchRouteDeps {
+  readonly search: SemanticSearch;
+  readonly charging: ChargingDeps;
+  readonly clock: Clock;
+}
+
+export const SEMANTIC_DEFAULT_LIMIT = 20;
+export const SEMANTIC_MAX_LIMIT = 100;
+/** The spec's name for the keyword fallback, kept for compatibility; our keyword index is PostgreSQL or Meilisearch. */
+export const FALLBACK_MODE = 'opensearch';
+
+const oneOrMany = z.union([z.string(), z.array(z.string())]);
+const isoDay = z
+  .string()
+  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
+  .refine(
+    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
+    'not a calendar date',
+  );
+
+const Filters = z
+  .object({
+    court: oneOrMany.optional().openapi({ description: 'Court name(s) or /reference/courts ids.' }),
+    caseType: oneOrMany.optional().openapi({ description: 'Label (expands to its codes) or code.' }),
+    judgeName: oneOrMany.optional().openapi({ description: 'Exact stored spelling; judges and judge map onto it.' }),
+    judges: oneOrMany.optional(),
+    judge: oneOrMany.optional(),
+    caseYear: z.union([z.number(), z.string(), z.array(z.union([z.number(), z.string()]))]).optional(),
+    caseNumber: oneOrMany.optional().openapi({ description: 'Case number(s) in any printed form.' }),
+    decisionDate: z
+      .object({ $gte: isoDay.optional(), $lte: isoDay.optional() })
+      .optional()
+      .openapi({ description: 'Inclusive bounds, YYYY-MM-DD.' }),
+  })
+  .openapi('SemanticFilters');
+
+const inert = z.unknown().optional().openapi({ description: 'Accepted at top level but never read: put filters in `filters`.' });
+
+const Body = z
+  .object({
+    query: z
+      .string()
+      .trim()
+      .min(3)
+      .max(2000)
+      .openapi({ example: 'compensation for land acquired for a public purpose', description: 'Natural language; at least 3 characters.' }),
+    limit: z
+      .number()
+      .int()
+      .min(1)
+      .optional()
+      .openapi({
+        description: `Default ${SEMANTIC_DEFAULT_LIMIT}; values above ${SEMANTIC_MAX_LIMIT} (or the tier's page size) are capped.`,
+      }),
+    page: z.number().int().min(1).optional().openapi({ description: 'Default 1; becomes a vector search offset.' }),
+    filters: Filters.optional(),
+    court: inert,
+    year: inert,
+    caseType: inert,
+    caseNumber: inert,
+    judgeName: inert,
+    judges: inert,
+    judge: inert,
+    fromDate: inert,
+    toDate: inert,
+  })
+  .openapi('SemanticSearchRequest');
+
+const AppliedFilters = z.object({
+  court: z.array(z.string()).optional(),
+  caseType: z.array(z.string()).optional(),
+  judgeName: z.array(z.string()).optional(),
+  caseYear: z.array(z.number().int()).optional(),
+  caseNumber: z.array(z.string()).optional(),
+  decisionDate: z.object({ $gte: z.string().optional(), $lte: z.string().optional() }).optional(),
+  inferredFromQuery: z
+    .array(z.enum(['court', 'caseType', 'caseYear']))
+    .openapi({ description: 'Filters taken from the query text (the caller gave none for them).' }),
+});
+
+const Result = CaseListingSchema.omit({ score: true })
+  .extend({
+    similarity: z
+      .number()
+      .nullable()
+      .openapi({ description: 'Cosine similarity of the best-matching passage; null on a keyword fallback.' }),
+  })
+  .openapi('SemanticSearchResult');
+
+const Response = z
+  .object({
+    success: z.literal(true),
+    data: z.array(Result),
+    meta: z.object({
+      query: z.string(),
+      appliedFilters: AppliedFilters,
+      responseTimeMs: z.number().int(),
+      someRecordsWithheld: z.boolean(),
+      restrictedCheckDegraded: z
+        .boolean()
+        .openapi({ description: 'Always false here: restriction is read with the results; if that read fails the call fails, uncharged.' }),
+      fallbackMode: z.literal(FALLBACK_MODE).optional().openapi({
+        description:
+          'Present when the vector path was unavailable and the keyword index answered (value kept from the spec for compatibility).',
+      }),
+      note: z.string().optional(),
+    }),
+    pagination: z.object({
+      page: z.number().int(),
+      limit: z.number().int(),
+      total: z.number().int().openapi({ description: 'A conservative estimate until exact is true (on the final page).' }),
+      totalPages: z.number().int(),
+      exact: z.boolean(),
+      hasMore: z.boolean(),
+    }),
+  })
+  .openapi('SemanticSearchResponse');
+
+/** The spec's entitlement check, before any validation, work or charge. */
+const semanticAllowed: MiddlewareHandler<AppEnv> = async (c, next) => {
+  if (!TIER_FEATURES[principalOf(c).tier].semanticSearch) throw new ApiError('SEMANTIC_NOT_ALLOWED');
+  await next();
+};
+
+const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'post',
+    path: '/search/cases/semantic',
+    tags: ['Search'],
+    summary: 'Meaning-based search over the embedded subset',
+    description: `Price: ${describePrice('semanticSearch')} (a keyword fallback answer: ${describePrice('keywordSearch')}) Not charged when it fails. Free tier: 403 SEMANTIC_NOT_ALLOWED before any work.`,
+    security: keyedSecurity,
+    // Entitlement before idempotency: a refused tier must not leave a record behind.
+    middleware: [auth, semanticAllowed, idempotency] as const,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: Body } } },
+      headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
+    },
+    responses: {
+      200: { description: 'Cases ordered by similarity.', content: { 'application/json': { schema: Response } } },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        ...BODY_ERRORS,
+        'SEMANTIC_NOT_ALLOWED',
+        'PAGINATION_DEPTH_EXCEEDED',
+        'INSUFFICIENT_API_CREDITS',
+        'UPSTREAM_UNAVAILABLE',
+      ),
+    },
+  });
+
+export function registerPostSearchCasesSemantic(
+  app: App,
+  auth: MiddlewareHandler<AppEnv>,
+  idempotency: MiddlewareHandler<AppEnv>,
+  deps: SemanticSearchRouteDeps,
+): void {
+  app.openapi(route(auth, idempotency), async (c) => {
+    const started = performance.now();
+    const { limits } = principalOf(c);
+    const body = c.req.valid('json');
+    const resolution = resolveSemanticFilters(body.query, body.filters ?? {}, deps.clock.now().getUTCFullYear());
+    if (!resolution.ok) {
+      throw new ApiError('VALIDATION_ERROR', {
+        message: `Validation failed: ${resolution.problems.join('; ')}`,
+        details: resolution.problems,
+      });
+    }
+    const limit = Math.min(body.limit ?? SEMANTIC_DEFAULT_LIMIT, SEMANTIC_MAX_LIMIT, limits.maxPageSize);
+    const page = body.page ?? 1;
+    const offset = (page - 1) * limit;
+    if (offset + limit > limits.paginationDepth) {
+      throw new ApiError('PAGINATION_DEPTH_EXCEEDED', {
+        message: `Results ${offset + 1} to ${offset + limit} reach past the depth cap of ${limits.paginationDepth} for your tier; narrow the search.`,
+      });
+    }
+    const results = await charged(
+      c,
+      deps.charging,
+      'semanticSearch',
+      async () => {
+        try {
+          return await deps.search.search({ query: body.query, filters: resolution.value, offset, limit });
+        } catch (error) {
+          throw new ApiError('UPSTREAM_UNAVAILABLE', {
+            message: 'Neither the vector nor the keyword index answered; nothing was charged. Retry shortly.',
+            cause: error,
+          });
+        }
+      },
+      (r) => (r.mode === 'keyword' ? 'keywordSearch' : 'semanticSearch'),
+    );
+    const fallback = results.mode === 'keyword';
+    const { caseNumber: _unappliedInFallback, ...withoutCaseNumber } = resolution.value.applied;
+    return c.json(
+      {
+        success: true as const,
+        data: results.cases.map((view) => ({ ...caseFieldsOf(view), similarity: view.similarity })),
+        meta: {
+          query: body.query,
+          appliedFilters: fallback ? withoutCaseNumber : resolution.value.applied,
+          responseTimeMs: Math.round(performance.now() - started),
+          someRecordsWithheld: results.withheld,
+          restrictedCheckDegraded: false,
+          ...(fallback
+            ? {
+                fallbackMode: FALLBACK_MODE,
+                note: 'The vector index was unavailable: these are keyword results (no similarity; caseNumber not applied), charged at the keyword price.',
+              }
+            : {}),
+        },
+        pagination: {
+          page,
+          limit,
+          total: results.total,
+          totalPages: Math.ceil(results.total / limit),
+          exact: results.exact,
+          hasMore: results.exact ? offset + results.cases.length < results.total : results.cases.length === limit,
+        },
+      },
+      200,
+    );
+  });
+}
