@@ -1,7 +1,7 @@
 /** `npm run bench`: prints every benchmark's figures (medians) and ratios. */
 import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
 import { benchAnalytics } from './analytics.bench.ts';
-import { benchCharging } from './charging.bench.ts';
+import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
@@ -88,6 +88,38 @@ console.log(
 );
 
 const corpusDir = process.env.CORPUS_DIR ?? '../shared/data';
+
+function printScaledSearch(scaled: readonly SearchAtSize[]): void {
+  console.log('\nKeyword search at scale (SYNTHETIC: real fields recombined; full HTTP path, hot account; bare = index query in process)');
+  const base = scaled[0];
+  console.log(
+    table([
+      [
+        'documents',
+        'HTTP req/s (32)',
+        'HTTP p50 ms',
+        'HTTP p99 ms',
+        '1-client p50 ms',
+        'bare p50 ms',
+        'bare p99 ms',
+        'HTTP:bare p50',
+        'p50 vs first',
+      ],
+      ...scaled.map((s) => [
+        `${s.documents} (synthetic)`,
+        s.http.perSecond,
+        s.http.p50Ms,
+        s.http.p99Ms,
+        s.httpSingleClient.p50Ms,
+        s.bare.p50Ms,
+        s.bare.p99Ms,
+        s.httpSingleClient.p50Ms / s.bare.p50Ms,
+        base ? s.httpSingleClient.p50Ms / base.httpSingleClient.p50Ms : 1,
+      ]),
+    ]),
+  );
+  console.log(`Projection into the index: ${scaled.map((s) => `${s.documents} rows in ${s.projectionSeconds.toFixed(0)} s`).join(', ')}`);
+}
 if (adminUrl) {
   const c = await benchCharging(adminUrl, corpusDir, redisUrl);
   console.log(
@@ -118,6 +150,7 @@ if (adminUrl) {
   console.log(
     `Audit trail to ClickHouse: ${c.auditRowsAwaited} hot-account rows visible in GET /audit ${c.auditLagMs.toFixed(0)} ms after the load stopped`,
   );
+  printScaledSearch(c.scaled);
 } else {
   console.log('\n(Charged-call benchmark skipped: needs PostgreSQL)');
 }

@@ -14,6 +14,9 @@ import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireApplication, wireResearch } from './wiring.ts';
 import { openSearchIndex } from './adapters/search/open-search-index.ts';
+import { openEmbedder } from './adapters/embeddings/open-embedder.ts';
+import { PostgresVectorIndex, vectorStoreAvailable } from './adapters/postgres/vector-index.ts';
+import { EmbeddingProjector } from './projections/embedding-projector.ts';
 import { CreditExpirySweeper } from './application/credits/expiry-sweeper.ts';
 import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
 import { storeJudgmentDocuments } from './corpus/store-documents.ts';
@@ -149,11 +152,26 @@ export async function composeService(
     now: () => clock.now(),
     onError: (err) => logger.warn({ err }, 'search index projection failed; will retry'),
   });
+  const embedder = openEmbedder(config);
+  const vectorIndex = new PostgresVectorIndex(database.db, { model: embedder.model, dimensions: embedder.dimensions });
+  // PostgreSQL without pgvector has no case_chunks: semantic search then answers from the keyword index.
+  const vectorsAvailable = await vectorStoreAvailable(database.db);
+  if (vectorsAvailable) await vectorIndex.prepare();
+  else logger.warn('no pgvector: semantic search will answer from the keyword index (fallbackMode)');
+  const embeddingProjector = new EmbeddingProjector(database.db, embedder, {
+    kind: database.kind,
+    now: () => clock.now(),
+    onProgress: (progress) => logger.debug(progress, 'embedding projector'),
+    onError: (err) => logger.warn({ err }, 'embedding projection failed; will retry'),
+  });
   const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: publicBaseUrl(config) }, clock);
   const research = wireResearch({
     db: database.db,
     application,
     index: searchIndex,
+    embedder,
+    vectors: vectorIndex,
+    onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
     documents: documents.storage,
     documentLinks: documents.links,
     counter: stores.distinctKeys,
@@ -214,6 +232,7 @@ export async function composeService(
       application.invalidator.start();
       if (analytics.ready) auditProjector.start();
       searchProjector.start();
+      if (vectorsAvailable) embeddingProjector.start();
       expirySweeper.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
@@ -227,6 +246,7 @@ export async function composeService(
       await application.invalidator.stop();
       await auditProjector.stop();
       await searchProjector.stop();
+      await embeddingProjector.stop();
       await expirySweeper.stop();
       documents.close();
       await analytics.store.close();

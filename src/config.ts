@@ -84,6 +84,11 @@ const schema = z.object({
     .transform((v) => v === 'true'),
   S3_ACCESS_KEY_ID: z.string().optional(),
   S3_SECRET_ACCESS_KEY: z.string().optional(),
+  /** OpenAI-compatible embeddings service; unset = the local Universal Sentence Encoder lite (no network). */
+  EMBEDDINGS_URL: optionalUrl,
+  EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
+  EMBEDDINGS_API_KEY: z.string().optional(),
+  EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(2000).optional(),
   /** Where a 402 sends callers to buy credits: the deployment's billing page. */
   TOP_UP_URL: z.string().default('/dashboard/billing'),
 });
@@ -104,6 +109,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (parsed.data.DATABASE_URL && !parsed.data.KEY_HASH_SECRET) {
     throw new Error('Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)');
+  }
+  if (parsed.data.EMBEDDINGS_URL && (!parsed.data.EMBEDDINGS_MODEL || !parsed.data.EMBEDDINGS_DIMENSIONS)) {
+    throw new Error('Invalid configuration: EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
   }
   return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
 }

@@ -40,6 +40,9 @@ import type { ResearchDeps } from './http/research-deps.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
 import type { DocumentLinkVerifier, DocumentStorage } from './ports/document-storage.ts';
 import type { SearchIndex } from './ports/search-index.ts';
+import type { Embedder } from './ports/embedder.ts';
+import type { VectorIndex } from './ports/vector-index.ts';
+import { SemanticSearch } from './application/search/semantic-search.ts';
 import type { Cache } from './ports/cache.ts';
 import type { Clock, IdGenerator } from './ports/clock.ts';
 
@@ -98,6 +101,10 @@ export interface ResearchWiringOptions {
   readonly db: Db;
   readonly application: Application;
   readonly index: SearchIndex;
+  readonly embedder: Embedder;
+  readonly vectors: VectorIndex;
+  /** A vector path that failed (the answer then comes from the keyword index). */
+  readonly onVectorFailure: (error: unknown) => void;
   readonly documents: DocumentStorage;
   readonly documentLinks: DocumentLinkVerifier | null;
   /** Holds the per-account read quotas (Redis in production). */
@@ -114,6 +121,8 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
   const { db, clock } = options;
   const cases = new CaseReader(db);
   const tagOf = watermarkTagger(options.secret);
+  const courts = new CourtCodes({ cases, clock });
+  const keyword = new KeywordSearch({ index: options.index, cases, courts });
   return {
     cases,
     quotas: new ReadQuotas({ counter: options.counter, clock }),
@@ -122,7 +131,15 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
       profiles: () => readHcJudgeProfiles(options.corpusDir),
       clock,
     }),
-    search: new KeywordSearch({ index: options.index, cases, courts: new CourtCodes({ cases, clock }) }),
+    search: keyword,
+    semantic: new SemanticSearch({
+      embedder: options.embedder,
+      vectors: options.vectors,
+      keyword,
+      cases,
+      courts,
+      onVectorFailure: options.onVectorFailure,
+    }),
     cursors: new SearchCursorCodec(options.secret),
     documents: options.documents,
     documentLinks: options.documentLinks,

@@ -24,6 +24,7 @@ export interface Database {
   creditCharges: InferSelectModel<typeof schema.creditCharges>;
   creditLots: InferSelectModel<typeof schema.creditLots>;
   searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
+  caseChunks: InferSelectModel<typeof schema.caseChunks>;
 }
 
 export type Db = Kysely<Database>;

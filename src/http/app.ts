@@ -31,16 +31,18 @@ import { registerGetCasePdf } from './routes/cases/get-case-pdf.ts';
 import { registerGetDocument } from './routes/documents/get-document.ts';
 import { registerGetJudgesSearch } from './routes/judges/get-judges-search.ts';
 import { registerPostSearchCases } from './routes/search/post-search-cases.ts';
+import { registerPostSearchCasesSemantic } from './routes/search/post-search-cases-semantic.ts';
 import type { ResearchDeps } from './research-deps.ts';
 import { publicRateLimit, type PublicRateLimit } from './middleware/public-rate-limit.ts';
 import { validationError } from './validation.ts';
 
 /**
  * The credit-charging POST routes that honour Idempotency-Key: the spec's five, plus
- * keyword search, a charged POST a client may retry after a timeout like any other.
+ * keyword and semantic search, charged POSTs a client may retry after a timeout like any other.
  */
 export const IDEMPOTENT_PATHS = [
   '/search/cases',
+  '/search/cases/semantic',
   '/party/screen',
   '/party/screen/batch',
   '/cases/:id/analyze',
@@ -115,6 +117,7 @@ export function createApp(deps: AppDeps): App {
     charging: r.charging,
     clock: r.clock,
   });
+  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { search: r.semantic, charging: r.charging, clock: r.clock });
   registerGetJudgesSearch(api, keyed, { judges: r.judges, charging: r.charging });
   registerGetCasePdf(api, keyed, { cases: r.cases, quotas: r.quotas, documents: r.documents, charging: r.charging, clock: r.clock });
   registerGetCase(api, keyed, { cases: r.cases, quotas: r.quotas, charging: r.charging, watermark: r.watermark });

@@ -5,6 +5,7 @@ import type { CaseReader } from '../application/cases/case-reader.ts';
 import type { ReadQuotas } from '../application/cases/read-quotas.ts';
 import type { JudgeDirectory } from '../application/judges/judge-directory.ts';
 import type { KeywordSearch } from '../application/search/keyword-search.ts';
+import type { SemanticSearch } from '../application/search/semantic-search.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentLinkVerifier, DocumentStorage } from '../ports/document-storage.ts';
 import type { ChargingDeps } from './charging.ts';
@@ -14,6 +15,7 @@ export interface ResearchDeps {
   readonly quotas: ReadQuotas;
   readonly judges: JudgeDirectory;
   readonly search: KeywordSearch;
+  readonly semantic: SemanticSearch;
   readonly cursors: SearchCursorCodec;
   readonly documents: DocumentStorage;
   /** Present when the service signs and serves document links itself (the local folder). */

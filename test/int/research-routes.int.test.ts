@@ -132,6 +132,12 @@ for (const factory of databases)
         for (const item of body.data as Json[]) assert.ok((item.judges as string[]).includes('SANJAY DHAR'));
       });
 
+      it('a case-type label finds judgment texts whose header prints the long form', async () => {
+        const { body } = await search({ query: 'C.A. 56/1987', caseType: 'Civil Appeal' });
+        assert.deepEqual(((body.meta as Json).filters as Json).caseType, ['C.A.', 'CIA']);
+        assert.equal((body.data as Json[])[0]?.caseId, 'sc-inabs-5861');
+      });
+
       it('sorts recent and oldest by decision date', async () => {
         const dates = async (sortBy: string) =>
           ((await search({ query: 'court', sortBy, limit: 10 })).body.data as Json[]).map((d) => d.decisionDate).filter((d) => d !== null);

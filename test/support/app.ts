@@ -31,6 +31,10 @@ import { LocalDocumentStorage } from '../../src/adapters/storage/local-document-
 import type { ResearchDeps } from '../../src/http/research-deps.ts';
 import type { DocumentStorage } from '../../src/ports/document-storage.ts';
 import type { SearchIndex } from '../../src/ports/search-index.ts';
+import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
+import { PostgresVectorIndex } from '../../src/adapters/postgres/vector-index.ts';
+import type { Embedder } from '../../src/ports/embedder.ts';
+import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { corpusDir } from './corpus.ts';
 import { wireApplication, wireResearch, type Application } from '../../src/wiring.ts';
 
@@ -78,6 +82,17 @@ export interface TestAppOptions {
   readonly index?: SearchIndex;
   /** Defaults to a local folder in a fresh temporary directory, its links signed by the service. */
   readonly documents?: DocumentStorage;
+  /** Defaults to the process's one local model (loading it costs a few hundred ms). */
+  readonly embedder?: Embedder;
+  /** Defaults to pgvector over `db` (on PostgreSQL without pgvector every search fails, so the keyword fallback answers). */
+  readonly vectors?: VectorIndex;
+}
+
+let sharedEmbedder: LocalUseEmbedder | undefined;
+/** One local embedding model per test process. */
+export function testEmbedder(): LocalUseEmbedder {
+  sharedEmbedder ??= new LocalUseEmbedder();
+  return sharedEmbedder;
 }
 
 export interface TestApp {
@@ -129,6 +144,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     audit: { recorder: application.audit, basePath: BASE, onFailure: (err) => logger.error({ err }, 'audit event could not be written') },
   };
   const auditQueries = new AuditQueries(options.analytics ?? analyticsNotConfigured);
+  const embedder = options.embedder ?? testEmbedder();
   const signer = new DocumentLinkSigner(KEY_HASH_SECRET, clock);
   const documents =
     options.documents ??
@@ -137,6 +153,9 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     db: options.db,
     application,
     index: options.index ?? new PostgresSearchIndex(options.db),
+    embedder,
+    vectors: options.vectors ?? new PostgresVectorIndex(options.db, { model: embedder.model, dimensions: embedder.dimensions }),
+    onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
     documents,
     documentLinks: options.documents ? null : signer,
     counter: gate.distinctKeys,

@@ -6,6 +6,7 @@
  * appeal no. N of YEAR" line; the Indian Kanoon document id printed in the page footer
  * gives the case id, so the same judgment filed twice (docs 28 and 40) is caught.
  */
+import { supremeCourtCaseType } from '../../domain/case/case-type.ts';
 import { z } from 'zod';
 import {
   buildCaseRecord,
@@ -103,7 +104,7 @@ export function mapIk50Row(ref: string, json: unknown): MapResult {
     caseNumberYear: found.year,
     court: SUPREME_COURT,
     bench: null,
-    caseType: found.type,
+    caseType: supremeCourtCaseType(found.type),
     title: titleFromParties(petitioners, respondents),
     parties: { petitioners, respondents },
     judges: benchList(header),

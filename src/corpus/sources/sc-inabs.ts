@@ -7,6 +7,7 @@
  * as printed. Both cases are flagged with the verbatim line. Mostly no decision date,
  * parties or bench in the text, so those stay empty.
  */
+import { supremeCourtCaseType } from '../../domain/case/case-type.ts';
 import { z } from 'zod';
 import { buildCaseRecord, rejected, SUPREME_COURT, type MapResult, type Quirk } from '../../domain/case/case-record.ts';
 import { parseMonthName } from '../../domain/case/dates.ts';
@@ -88,7 +89,7 @@ export function mapInAbsRow(ref: string, json: unknown): MapResult {
     caseNumberYear: caseLine.year,
     court: SUPREME_COURT,
     bench: null,
-    caseType: caseLine.type,
+    caseType: supremeCourtCaseType(caseLine.type),
     title: null,
     parties: { petitioners: [], respondents: [] },
     judges: [],

@@ -4,3 +4,4 @@ export * from './cases.ts';
 export * from './accounts.ts';
 export * from './credits.ts';
 export * from './search.ts';
+export * from './vectors.ts';

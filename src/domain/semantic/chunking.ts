@@ -112,7 +112,7 @@ function overlapOf(chunkPieces: readonly string[], overlapChars: number): string
 
 /** Chunk bodies of one text: paragraphs packed up to the target, with overlap. */
 export function chunkText(text: string, options: ChunkingOptions): string[] {
-  const all = paragraphs(text).flatMap((p) => pieces(p, options.maxChars));
+  const all = paragraphs(text).flatMap((p) => pieces(p, options.maxChars - options.overlapChars));
   const chunks: string[] = [];
   let current: string[] = [];
   let length = 0;
