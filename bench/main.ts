@@ -4,6 +4,7 @@ import { benchAnalytics } from './analytics.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
+import { semanticBench } from './semantic.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { median, table } from './stats.ts';
 
@@ -159,3 +160,5 @@ if (adminUrl) await searchIndexBench(adminUrl);
 else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the synthetic 100k and 1M sets)');
 
 await watermarkBench();
+
+await semanticBench();

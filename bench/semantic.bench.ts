@@ -55,6 +55,10 @@ export interface QualityFigures {
   readonly chunkCap: number;
   readonly chunks: number;
   readonly embedSeconds: number;
+  /** Embedding the 100 summaries and searching with them. */
+  readonly vectorQuerySeconds: number;
+  /** Both keyword runs, 200 searches. */
+  readonly keywordQuerySeconds: number;
   readonly vector: Recall;
   readonly keywordSummary: Recall;
   readonly keywordFirstSentence: Recall;
@@ -152,6 +156,7 @@ export async function semanticQuality(chunkCap: number): Promise<QualityFigures>
     const embedSeconds = (performance.now() - started) / 1000;
 
     const vectors: VectorIndex = new PostgresVectorIndex(db, { model: embedder.model, dimensions: embedder.dimensions });
+    const querying = performance.now();
     const queryVectors = await embedder.embed(probes.map((p) => p.summary));
     const ranks: (number | undefined)[] = [];
     let empty = 0;
@@ -162,21 +167,28 @@ export async function semanticQuality(chunkCap: number): Promise<QualityFigures>
       ranks.push(rank < 0 ? undefined : rank);
     }
 
+    const vectorQuerySeconds = (performance.now() - querying) / 1000;
+
+    const keywordStarted = performance.now();
+    const keywordSummary = await keywordRecall(
+      keyword,
+      probes.map((p) => ({ caseId: p.caseId, query: p.summary })),
+    );
+    const keywordFirstSentence = await keywordRecall(
+      keyword,
+      probes.map((p) => ({ caseId: p.caseId, query: firstSentence(p.summary) })),
+    );
     return {
       cases,
       queries: probes.length,
       chunkCap,
       chunks: projector.progress.chunks,
       embedSeconds,
+      vectorQuerySeconds,
+      keywordQuerySeconds: (performance.now() - keywordStarted) / 1000,
       vector: recall(ranks, empty),
-      keywordSummary: await keywordRecall(
-        keyword,
-        probes.map((p) => ({ caseId: p.caseId, query: p.summary })),
-      ),
-      keywordFirstSentence: await keywordRecall(
-        keyword,
-        probes.map((p) => ({ caseId: p.caseId, query: firstSentence(p.summary) })),
-      ),
+      keywordSummary,
+      keywordFirstSentence,
     };
   } finally {
     await embedder.close();
@@ -276,14 +288,20 @@ function print(f: SemanticFigures): void {
   console.log(
     `Semantic search quality: ${String(q.queries)} IN-Abs summaries as queries over ${String(q.cases)} real full-text judgments ` +
       `(IN-Abs 100 with their summaries nulled + Indian Kanoon 50); chunk cap ${String(q.chunkCap)} a case, ` +
-      `${String(q.chunks)} chunks embedded in ${q.embedSeconds.toFixed(0)} s`,
+      `${String(q.chunks)} chunks embedded in ${q.embedSeconds.toFixed(0)} s; ` +
+      `vector queries (embed + search) ${q.vectorQuerySeconds.toFixed(0)} s, keyword queries ${q.keywordQuerySeconds.toFixed(0)} s`,
   );
   console.log(
     table([
       ['engine and query', 'recall@1', 'recall@10', 'queries with no hit'],
-      ['local embedder (USE lite), whole summary', q.vector.at1, q.vector.at10, q.vector.empty],
-      ['keyword (PostgreSQL FTS), whole summary', q.keywordSummary.at1, q.keywordSummary.at10, q.keywordSummary.empty],
-      ['keyword (PostgreSQL FTS), first sentence', q.keywordFirstSentence.at1, q.keywordFirstSentence.at10, q.keywordFirstSentence.empty],
+      ['local embedder (USE lite), whole summary', q.vector.at1, q.vector.at10, String(q.vector.empty)],
+      ['keyword (PostgreSQL FTS), whole summary', q.keywordSummary.at1, q.keywordSummary.at10, String(q.keywordSummary.empty)],
+      [
+        'keyword (PostgreSQL FTS), first sentence',
+        q.keywordFirstSentence.at1,
+        q.keywordFirstSentence.at10,
+        String(q.keywordFirstSentence.empty),
+      ],
     ]),
   );
   console.log(

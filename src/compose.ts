@@ -247,6 +247,7 @@ export async function composeService(
       await auditProjector.stop();
       await searchProjector.stop();
       await embeddingProjector.stop();
+      await embedder.close?.();
       await expirySweeper.stop();
       documents.close();
       await analytics.store.close();

@@ -10,6 +10,8 @@ export interface Embedder {
   readonly dimensions: number;
   /** One vector per text, in order; each of length `dimensions`. */
   embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]>;
+  /** Releases what the embedder holds (the local model's worker thread); later calls may start it again. */
+  close?(): Promise<void>;
 }
 
 /** The embedding service did not answer within the request timeout (UPSTREAM_TIMEOUT). */

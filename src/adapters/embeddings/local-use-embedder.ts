@@ -26,9 +26,13 @@ export const USE_LITE_BATCH = 4;
 // Node 20 does not carry tsx's module hooks into worker threads, so the worker registers
 // them itself before it loads its TypeScript entry, as the chdb worker does. Deno loads
 // TypeScript itself and has no module hooks to register, so there the entry loads as is.
-const WORKER_BOOTSTRAP = `const hooks = typeof Deno === 'object' ? Promise.resolve()
+// Built on start, so a missing tsx fails that start (and falls back) rather than the import.
+function workerBootstrap(): string {
+  const entry = JSON.stringify(new URL('./local-use-worker.ts', import.meta.url).href);
+  return `const hooks = typeof Deno === 'object' ? Promise.resolve()
   : import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => register());
-hooks.then(() => import(${JSON.stringify(new URL('./local-use-worker.ts', import.meta.url).href)}));`;
+hooks.then(() => import(${entry}));`;
+}
 
 type Pending = { resolve: (vectors: number[][]) => void; reject: (error: Error) => void };
 
@@ -86,18 +90,29 @@ export class LocalUseEmbedder implements Embedder {
   }
 
   #started(): Promise<Worker> {
-    this.#starting ??= this.#start();
+    if (!this.#starting) {
+      const starting = this.#start();
+      this.#starting = starting;
+      // A failed start is forgotten, so the next call tries again.
+      starting.catch(() => {
+        if (this.#starting === starting) this.#starting = undefined;
+      });
+    }
     return this.#starting;
   }
 
   async #start(): Promise<Worker> {
     const generation = this.#generation;
-    const worker = new Worker(WORKER_BOOTSTRAP, { eval: true });
+    let worker: Worker;
+    try {
+      worker = new Worker(workerBootstrap(), { eval: true });
+    } catch (error) {
+      throw new EmbedderUnavailableError(`embedding worker not started: ${error instanceof Error ? error.message : String(error)}`);
+    }
     try {
       await startup(worker);
       if (generation !== this.#generation) throw new EmbedderUnavailableError('local embedder closed');
     } catch (error) {
-      if (generation === this.#generation) this.#starting = undefined;
       await worker.terminate();
       throw error;
     }
