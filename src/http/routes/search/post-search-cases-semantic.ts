@@ -37,13 +37,8 @@ export const SEMANTIC_MAX_LIMIT = 100;
 export const FALLBACK_MODE = 'opensearch';
 
 const oneOrMany = z.union([z.string(), z.array(z.string())]);
-const isoDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
-  .refine(
-    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-    'not a calendar date',
-  );
+/** YYYY-MM-DD and a real calendar day (format: date in the OpenAPI document). */
+const isoDay = z.iso.date();
 
 const Filters = z
   .object({
@@ -172,6 +167,9 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
         'PAGINATION_DEPTH_EXCEEDED',
         'INSUFFICIENT_API_CREDITS',
         'UPSTREAM_UNAVAILABLE',
+        'IDEMPOTENCY_KEY_INVALID',
+        'IDEMPOTENCY_KEY_REUSED',
+        'IDEMPOTENCY_IN_PROGRESS',
       ),
     },
   });

@@ -34,13 +34,8 @@ export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
 
 const oneOrMany = (item: z.ZodType<string>) => z.union([item, z.array(item)]);
-const isoDay = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
-  .refine(
-    (d) => !Number.isNaN(Date.parse(`${d}T00:00:00Z`)) && new Date(`${d}T00:00:00Z`).toISOString().startsWith(d),
-    'not a calendar date',
-  );
+/** YYYY-MM-DD and a real calendar day (format: date in the OpenAPI document). */
+const isoDay = z.iso.date();
 
 const Body = z
   .object({
