@@ -5,6 +5,7 @@ import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
+import { semanticHttpBench } from './semantic-http.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { median, table } from './stats.ts';
 
@@ -162,3 +163,15 @@ else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the sy
 await watermarkBench();
 
 await semanticBench();
+
+const semanticHttp = await semanticHttpBench(corpusDir);
+console.log(
+  `\nPOST /search/cases/semantic over HTTP at ${semanticHttp.vectors} SYNTHETIC vectors (PGlite, real queries embedded per request)`,
+);
+console.log(
+  table([
+    ['clients', 'req/s', 'p50 ms', 'p99 ms', 'failures'],
+    [1, semanticHttp.at1.perSecond, semanticHttp.at1.p50Ms, semanticHttp.at1.p99Ms, semanticHttp.at1.failures],
+    [32, semanticHttp.at32.perSecond, semanticHttp.at32.p50Ms, semanticHttp.at32.p99Ms, semanticHttp.at32.failures],
+  ]),
+);
