@@ -15,16 +15,15 @@
  * whole feed again and replaces every case's rows, each row naming its model meanwhile.
  */
 import { createHash } from 'node:crypto';
-import { sql, type Selectable } from 'kysely';
 import type { Database, Db, Trx } from '../db/database.ts';
 import type { DatabaseKind } from '../db/open.ts';
 import { chunkCase, USE_LITE_CHUNKING, type ChunkingOptions } from '../domain/semantic/chunking.ts';
 import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
 import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';
 
-type CaseRow = Selectable<Database['cases']>;
 type ChunkRow = Database['caseChunks'];
 
 export interface EmbeddingProgress {
@@ -143,31 +142,13 @@ export class EmbeddingProjector {
     await this.#running;
   }
 
-  async #exclusive(): Promise<number> {
-    if (this.options.kind === 'pglite') return this.#batch();
-    return this.db.connection().execute(async (conn) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${this.#name})) as ok`.execute(conn);
-      // Another instance is embedding: it will write what this one would have.
-      if (!locked.rows[0]?.ok) return 0;
-      try {
-        return await this.#batch();
-      } finally {
-        await sql`select pg_advisory_unlock(hashtext(${this.#name}))`.execute(conn);
-      }
-    });
+  #exclusive(): Promise<number> {
+    return exclusively(this.db, this.options.kind, this.#name, () => this.#batch());
   }
 
   async #batch(): Promise<number> {
     const after = await this.#checkpoint();
-    const rows: CaseRow[] = await this.db
-      .selectFrom('cases')
-      .selectAll()
-      .where(sql<boolean>`change_xid < pg_snapshot_xmin(pg_current_snapshot())`)
-      .where(sql<boolean>`(change_xid, change_seq) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`)
-      .orderBy('changeXid')
-      .orderBy('changeSeq')
-      .limit(this.options.batchSize ?? 16)
-      .execute();
+    const rows = await readCaseChanges(this.db, after, this.options.batchSize ?? 16);
     const last = rows[rows.length - 1];
     if (!last) return 0;
 

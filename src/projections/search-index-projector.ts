@@ -12,19 +12,17 @@
  * session advisory lock on a reserved connection keeps a second instance from
  * interleaving stale batches; PGlite is single-process, and runs are serialised here.
  */
-import { sql, type Selectable } from 'kysely';
-import type { Database, Db } from '../db/database.ts';
+import type { Db } from '../db/database.ts';
 import type { DatabaseKind } from '../db/open.ts';
 import { decodeEntities } from '../corpus/source-text.ts';
 import type { SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { exclusively, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
 /** One checkpoint per backend: switching to Meilisearch starts that index from zero. */
 export function searchIndexProjectorName(index: SearchIndex): string {
   return `search-index:${index.name}`;
 }
-
-type CaseRow = Selectable<Database['cases']>;
 
 function names(parties: unknown): string[] {
   if (!Array.isArray(parties)) return [];
@@ -128,31 +126,13 @@ export class SearchIndexProjector {
     await this.#running;
   }
 
-  async #exclusive(): Promise<number> {
-    if (this.options.kind === 'pglite') return this.#batch();
-    return this.db.connection().execute(async (conn) => {
-      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${this.#name})) as ok`.execute(conn);
-      // Another instance is projecting: it will index what this one would have.
-      if (!locked.rows[0]?.ok) return 0;
-      try {
-        return await this.#batch();
-      } finally {
-        await sql`select pg_advisory_unlock(hashtext(${this.#name}))`.execute(conn);
-      }
-    });
+  #exclusive(): Promise<number> {
+    return exclusively(this.db, this.options.kind, this.#name, () => this.#batch());
   }
 
   async #batch(): Promise<number> {
     const after = await this.#checkpoint();
-    const rows = await this.db
-      .selectFrom('cases')
-      .selectAll()
-      .where(sql<boolean>`change_xid < pg_snapshot_xmin(pg_current_snapshot())`)
-      .where(sql<boolean>`(change_xid, change_seq) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)`)
-      .orderBy('changeXid')
-      .orderBy('changeSeq')
-      .limit(this.options.batchSize ?? 200)
-      .execute();
+    const rows = await readCaseChanges(this.db, after, this.options.batchSize ?? 200);
     const last = rows[rows.length - 1];
     if (!last) return 0;
     await this.index.upsert(rows.map(caseRowToSearchDocument));
