@@ -71,7 +71,7 @@ const SCALED_SIZES = (process.env.BENCH_SEARCH_SIZES ?? '100000,1000000')
  * parties from one real Supreme Court record and its bench and dates from another, under a
  * `syn-` id, so every field is a real one and only the combinations are made up.
  */
-async function growSynthetic(db: Db, size: number): Promise<void> {
+export async function growSynthetic(db: Db, size: number): Promise<void> {
   const count = async () => (await sql<{ n: number }>`select count(*)::int as n from cases`.execute(db)).rows[0]?.n ?? 0;
   const from = (await sql<{ n: number }>`select count(*)::int as n from cases where case_id like 'syn-%'`.execute(db)).rows[0]?.n ?? 0;
   const missing = size - (await count());

@@ -12,7 +12,10 @@ import { MemoryRateLimiter } from './adapters/memory/rate-limiter.ts';
 import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
 import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
-import { wireApplication, wireResearch } from './wiring.ts';
+import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline } from './wiring.ts';
+import { openAdjudicator } from './adapters/llm/open-adjudicator.ts';
+import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from './compose-workflows.ts';
+import { PeriodicTask } from './application/periodic-task.ts';
 import { openSearchIndex } from './adapters/search/open-search-index.ts';
 import { openEmbedder } from './adapters/embeddings/open-embedder.ts';
 import { PostgresVectorIndex, vectorStoreAvailable } from './adapters/postgres/vector-index.ts';
@@ -181,6 +184,69 @@ export async function composeService(
     corpusDir: config.CORPUS_DIR,
   });
 
+  const baseUrl = publicBaseUrl(config);
+  const allowlist = remoteFetchAllowlist(config, baseUrl);
+  // The worker runs in this process on the embedded default; beside a real cluster, workers usually run apart.
+  const runWorker = config.TEMPORAL_WORKER_IN_PROCESS ?? !config.TEMPORAL_ADDRESS;
+  const payloadCodec = await payloadCodecOf(config);
+  const workflowRuntime = await openWorkflowRuntime(config, {
+    logger,
+    codec: payloadCodec,
+    codecEndpoint: new URL('/ops/temporal-codec', baseUrl).toString(),
+    runWorker,
+    activities: () => ({
+      runs: analysis.runs,
+      cases: research.cases,
+      documents: documents.storage,
+      allowlist,
+      timeline: { jobs: timeline.jobs, records: timeline.records, clock },
+    }),
+  });
+  const analysis = wireAnalysis({
+    db: database.db,
+    application,
+    cases: research.cases,
+    documents: documents.storage,
+    workflows: workflowRuntime.workflows,
+    remoteFetchAllowlist: allowlist,
+    scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,
+    consolidatedDeadlineSeconds: config.CONSOLIDATED_DEADLINE_SECONDS,
+    clock,
+    onStartFailure: (runId, err) => logger.warn({ runId, err }, 'analysis workflow start failed; the dispatcher will retry'),
+  });
+  const dispatcher = new PeriodicTask(() => analysis.dispatcher.dispatch(), {
+    intervalMs: 10_000,
+    onError: (err) => logger.warn({ err }, 'analysis run dispatch failed; will retry'),
+  });
+  const timeline = wireTimeline({
+    db: database.db,
+    application,
+    cases: research.cases,
+    workflows: workflowRuntime.timelineWorkflows,
+    livePortal: config.COURT_PORTAL_URL !== undefined,
+    clock,
+    ids: randomIds,
+    onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'timeline workflow start failed; the dispatcher will retry'),
+  });
+  const timelineDispatcher = new PeriodicTask(() => timeline.dispatcher.dispatch(), {
+    intervalMs: 10_000,
+    onError: (err) => logger.warn({ err }, 'timeline fetch dispatch failed; will retry'),
+  });
+
+  const screening = wireScreening({
+    db: database.db,
+    application,
+    parties: searchIndex,
+    adjudicator: openAdjudicator(config),
+    limiter: stores.limiter,
+    counter: stores.distinctKeys,
+    clock,
+    secret: keyHashSecret,
+    topUpUrl: config.TOP_UP_URL,
+    upgradeUrl: config.UPGRADE_URL,
+    logger,
+  });
+
   const auditQueries = new AuditQueries(analytics.store);
   const app = createApp({
     basePath: config.API_BASE_PATH,
@@ -222,6 +288,22 @@ export async function composeService(
       db: database.db,
     },
     research,
+    analysis: {
+      cases: research.cases,
+      requests: analysis.requests,
+      topUpUrl: config.TOP_UP_URL,
+      upgradeUrl: config.UPGRADE_URL,
+      basePath: config.API_BASE_PATH,
+    },
+    screening,
+    timeline: {
+      requests: timeline.requests,
+      documents: documents.storage,
+      topUpUrl: config.TOP_UP_URL,
+      upgradeUrl: config.UPGRADE_URL,
+      basePath: config.API_BASE_PATH,
+    },
+    temporalCodec: { adminToken: config.ADMIN_TOKEN, codec: payloadCodec, uiOrigins: config.TEMPORAL_UI_ORIGIN },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
 
@@ -234,6 +316,9 @@ export async function composeService(
       searchProjector.start();
       if (vectorsAvailable) embeddingProjector.start();
       expirySweeper.start();
+      workflowRuntime.startWorker();
+      if (workflowRuntime.workflows.available) dispatcher.start();
+      if (workflowRuntime.timelineWorkflows.available) timelineDispatcher.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
       }
@@ -249,6 +334,9 @@ export async function composeService(
       await embeddingProjector.stop();
       await embedder.close?.();
       await expirySweeper.stop();
+      await dispatcher.stop();
+      await timelineDispatcher.stop();
+      await workflowRuntime.close();
       documents.close();
       await analytics.store.close();
       await stores.close();

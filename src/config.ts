@@ -5,6 +5,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { TIERS } from './domain/access/tiers.ts';
 
 const optionalUrl = z
@@ -89,8 +90,68 @@ const schema = z.object({
   EMBEDDINGS_MODEL: z.string().trim().min(1).optional(),
   EMBEDDINGS_API_KEY: z.string().optional(),
   EMBEDDINGS_DIMENSIONS: z.coerce.number().int().min(1).max(2000).optional(),
+  /** Temporal namespace and the dev server the embedded default starts (TEMPORAL_ADDRESS unset). */
+  TEMPORAL_NAMESPACE: z.string().trim().min(1).default('default'),
+  TEMPORAL_CLI_PATH: z.string().optional(),
+  TEMPORAL_DEV_PORT: z.coerce.number().int().min(1).max(65535).default(7233),
+  TEMPORAL_UI_PORT: z.coerce.number().int().min(1).max(65535).default(8233),
+  /** Run the analysis worker inside the API process (the embedded default); false when workers run apart (`npm run worker`). */
+  TEMPORAL_WORKER_IN_PROCESS: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** Temporal payload keys `id:base64key,...` (32-byte AES keys; first encrypts, all decrypt). Unset: derived from a local secret (embedded default only). */
+  TEMPORAL_CODEC_KEYS: z
+    .string()
+    .optional()
+    .transform((v) => (v?.trim() ? v : undefined))
+    .superRefine((v, ctx) => {
+      if (v === undefined) return;
+      try {
+        parseCodecKeyring(v);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
+      }
+    }),
+  /** Origins of the Temporal Web UI that may call the codec endpoint from a browser, comma-separated. */
+  TEMPORAL_UI_ORIGIN: z
+    .string()
+    .default('http://localhost:8233,http://127.0.0.1:8233')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim())
+        .filter(Boolean),
+    )
+    .pipe(z.array(z.url().refine((u) => URL.canParse(u) && new URL(u).origin === u, 'must be an origin: scheme://host[:port]')).min(1)),
+  /** Activities one worker runs at once (an analysis is CPU-bound: about the number of cores). */
+  TEMPORAL_WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** How long POST /cases/:id/analyze-consolidated waits for its workflow before answering 408. */
+  CONSOLIDATED_DEADLINE_SECONDS: z.coerce.number().int().min(5).max(900).default(300),
+  /** OpenAI-compatible chat completions for analysis and adjudication; unset = the local extractive analyser. */
+  LLM_URL: optionalUrl,
+  LLM_MODEL: z.string().trim().min(1).optional(),
+  LLM_API_KEY: z.string().optional(),
+  /** Hosts allowRemoteFetch may fetch from ('*.' prefix: any subdomain); the service's own storage host is always allowed. */
+  REMOTE_FETCH_ALLOWED_HOSTS: z
+    .string()
+    .default('sci.gov.in,*.sci.gov.in,*.gov.in,*.nic.in,ecourts.gov.in,*.ecourts.gov.in')
+    .transform((v) =>
+      v
+        .split(',')
+        .map((s) => s.trim().toLowerCase())
+        .filter(Boolean),
+    ),
+  /** Where the Supreme Court serves the judgment PDFs its index links to (relative paths). */
+  SC_DOCUMENTS_BASE_URL: z.url().default('https://main.sci.gov.in'),
+  /** The court portal live timeline fetches read (see src/adapters/court-portal/ecourts-http-portal.ts); unset: refresh true answers 502. */
+  COURT_PORTAL_URL: optionalUrl,
+  /** Per portal call, body included; a live fetch's activity attempt covers a few calls. */
+  COURT_PORTAL_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
   /** Where a 402 sends callers to buy credits: the deployment's billing page. */
   TOP_UP_URL: z.string().default('/dashboard/billing'),
+  /** Where a Free-tier refusal (API_TIER_NOT_ALLOWED) sends callers to change plan. */
+  UPGRADE_URL: z.string().default('/dashboard/billing/plans'),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };
@@ -112,6 +173,12 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   }
   if (parsed.data.EMBEDDINGS_URL && (!parsed.data.EMBEDDINGS_MODEL || !parsed.data.EMBEDDINGS_DIMENSIONS)) {
     throw new Error('Invalid configuration: EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
+  }
+  if (parsed.data.TEMPORAL_ADDRESS && !parsed.data.TEMPORAL_CODEC_KEYS) {
+    throw new Error('Invalid configuration: TEMPORAL_CODEC_KEYS: required when TEMPORAL_ADDRESS is set (every worker and client must share the keys)');
+  }
+  if (parsed.data.LLM_URL && !parsed.data.LLM_MODEL) {
+    throw new Error('Invalid configuration: LLM_MODEL: required when LLM_URL is set');
   }
   return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
 }

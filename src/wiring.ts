@@ -23,6 +23,17 @@ import { IdempotencyService } from './application/idempotency/idempotency-servic
 import { AuditRecorder } from './application/audit/audit-recorder.ts';
 import { CreditsService } from './application/credits/credits-service.ts';
 import { creditsReadModel } from './application/credits/read-model.ts';
+import { analysisReadModel } from './application/analysis/read-model.ts';
+import { AnalysisRequests } from './application/analysis/analysis-requests.ts';
+import { AnalysisRuns } from './application/analysis/analysis-runs.ts';
+import { AnalysisRunDispatcher } from './application/analysis/run-dispatcher.ts';
+import type { AnalysisWorkflows } from './ports/analysis-workflows.ts';
+import { timelineReadModel } from './application/timeline/read-model.ts';
+import { StoredRecords } from './application/timeline/stored-records.ts';
+import { TimelineDispatcher } from './application/timeline/timeline-dispatcher.ts';
+import { TimelineJobs } from './application/timeline/timeline-jobs.ts';
+import { TimelineRequests } from './application/timeline/timeline-requests.ts';
+import type { TimelineWorkflows } from './ports/timeline-workflows.ts';
 import type { Db } from './db/database.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -45,6 +56,20 @@ import type { VectorIndex } from './ports/vector-index.ts';
 import { SemanticSearch } from './application/search/semantic-search.ts';
 import type { Cache } from './ports/cache.ts';
 import type { Clock, IdGenerator } from './ports/clock.ts';
+import { failureSummary } from './application/screening/failure-summary.ts';
+import { LitigationChecks } from './application/screening/litigation-checks.ts';
+import { ScreeningAllowances } from './application/screening/screening-allowances.ts';
+import { screenedNameKey } from './application/screening/screened-name-key.ts';
+import { ScreeningService } from './application/screening/screening-service.ts';
+import type { PartyRouteDeps } from './http/routes/party/index.ts';
+import type { MatchAdjudicator } from './ports/match-adjudicator.ts';
+import type { RateLimiter } from './ports/rate-limiter.ts';
+import type { PartySearchIndex } from './ports/search-index.ts';
+
+/** Every inline projection, in one list: the API and the worker must keep the same read models in step. */
+export function eventStoreOf(db: Db): PostgresEventStore {
+  return new PostgresEventStore(db, [accountsReadModel, creditsReadModel, analysisReadModel, timelineReadModel]);
+}
 
 export interface WiringOptions {
   readonly db: Db;
@@ -61,7 +86,7 @@ export interface WiringOptions {
 
 export function wireApplication(options: WiringOptions) {
   const { db, clock, logger } = options;
-  const store = new PostgresEventStore(db, [accountsReadModel, creditsReadModel]);
+  const store = eventStoreOf(db);
   const codec = new HmacApiKeyCodec(options.keyPrefixes, options.keyHashSecret);
   const passwords = new ScryptPasswordHasher();
   const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords });
@@ -148,4 +173,116 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
     watermark: (accountId, text) => embed(text, tagOf(accountId)),
     clock,
   };
+}
+
+export interface AnalysisWiringOptions {
+  readonly db: Db;
+  readonly application: Application;
+  readonly cases: CaseReader;
+  readonly documents: DocumentStorage;
+  readonly workflows: AnalysisWorkflows;
+  readonly remoteFetchAllowlist: readonly string[];
+  readonly scDocumentsBaseUrl: string;
+  readonly consolidatedDeadlineSeconds: number;
+  readonly clock: Clock;
+  /** A workflow start that failed after admission (the dispatcher will retry it). */
+  readonly onStartFailure: (runId: string, error: unknown) => void;
+}
+
+/** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
+export function wireAnalysis(options: AnalysisWiringOptions) {
+  const { db, application, clock } = options;
+  const runs = new AnalysisRuns({ db, store: application.store, credits: application.credits, clock });
+  const requests = new AnalysisRequests({
+    db,
+    cases: options.cases,
+    runs,
+    credits: application.credits,
+    documents: options.documents,
+    workflows: options.workflows,
+    remoteFetchAllowlist: options.remoteFetchAllowlist,
+    scDocumentsBaseUrl: options.scDocumentsBaseUrl,
+    consolidatedDeadlineSeconds: options.consolidatedDeadlineSeconds,
+    onStartFailure: options.onStartFailure,
+  });
+  // Long enough that a start in flight is not raced by the dispatcher; short enough that a crash costs seconds.
+  const dispatcher = new AnalysisRunDispatcher({ runs, workflows: options.workflows, clock, graceMs: 15_000 });
+  return { runs, requests, dispatcher };
+}
+
+export type AnalysisWiring = ReturnType<typeof wireAnalysis>;
+
+export interface TimelineWiringOptions {
+  readonly db: Db;
+  readonly application: Application;
+  readonly cases: CaseReader;
+  readonly workflows: TimelineWorkflows;
+  /** Whether COURT_PORTAL_URL is set: without a portal, live fetches are refused before anything is charged. */
+  readonly livePortal: boolean;
+  readonly clock: Clock;
+  readonly ids: IdGenerator;
+  /** A workflow start that failed after admission (the dispatcher will retry it). */
+  readonly onStartFailure: (requestId: string, error: unknown) => void;
+}
+
+/** Timeline jobs, the requests the routes make and the live-fetch outbox dispatcher, shared by the service, the worker and the tests. */
+export function wireTimeline(options: TimelineWiringOptions) {
+  const { db, application, clock } = options;
+  const records = new StoredRecords(db);
+  const jobs = new TimelineJobs({ db, store: application.store, credits: application.credits, clock, ids: options.ids });
+  const requests = new TimelineRequests({
+    cases: options.cases,
+    records,
+    jobs,
+    workflows: options.workflows,
+    livePortal: options.livePortal,
+    clock,
+    onStartFailure: options.onStartFailure,
+  });
+  // As for analysis runs: longer than a start in flight, short enough that a crash costs seconds.
+  const dispatcher = new TimelineDispatcher({ jobs, workflows: options.workflows, clock, graceMs: 15_000 });
+  return { records, jobs, requests, dispatcher };
+}
+
+export type TimelineWiring = ReturnType<typeof wireTimeline>;
+
+export interface ScreeningWiringOptions {
+  readonly db: Db;
+  readonly application: Application;
+  /** Party-name retrieval: the keyword index's adapter (both implement it). */
+  readonly parties: PartySearchIndex;
+  /** The OpenAI-compatible adjudicator when LLM_URL is set, else the local context reader. */
+  readonly adjudicator: MatchAdjudicator;
+  /** The shared rate-limit and distinct-counter stores (Redis in production). */
+  readonly limiter: RateLimiter;
+  readonly counter: DistinctCounter;
+  readonly clock: Clock;
+  /** Keys the distinct-name hashes; the key-hash secret serves, under its own label. */
+  readonly secret: string;
+  readonly topUpUrl: string;
+  readonly upgradeUrl: string;
+  readonly logger: Logger;
+}
+
+/** The litigation check routes' object graph, shared by the service and the tests. */
+export function wireScreening(options: ScreeningWiringOptions): PartyRouteDeps {
+  const { db, clock, logger } = options;
+  const screening = new ScreeningService({
+    db,
+    parties: options.parties,
+    courts: new CourtCodes({ cases: new CaseReader(db), clock }),
+    adjudicator: options.adjudicator,
+    // Only the stage and the error's class: a failure's message can quote the screened name.
+    onFailure: (stage, err) => logger.warn({ stage, failure: failureSummary(err) }, 'litigation check stage failed'),
+  });
+  const checks = new LitigationChecks({
+    screening,
+    allowances: new ScreeningAllowances({ limiter: options.limiter, counter: options.counter, clock }),
+    credits: options.application.credits,
+    nameKey: screenedNameKey(options.secret),
+    // Purpose, entity types, lengths and counts only: never a name, identifier, address or known person.
+    record: (check) => logger.info({ check }, 'litigation check'),
+    onItemFailure: (failure) => logger.error({ failure }, 'litigation check batch item failed'),
+  });
+  return { checks, clock, topUpUrl: options.topUpUrl, upgradeUrl: options.upgradeUrl };
 }

@@ -25,6 +25,10 @@ export interface Database {
   creditLots: InferSelectModel<typeof schema.creditLots>;
   searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
   caseChunks: InferSelectModel<typeof schema.caseChunks>;
+  analysisRuns: WithDefaults<InferSelectModel<typeof schema.analysisRuns>, 'remoteFetched' | 'workflowStarted'>;
+  caseAnalyses: InferSelectModel<typeof schema.caseAnalyses>;
+  consolidatedAnalyses: InferSelectModel<typeof schema.consolidatedAnalyses>;
+  timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;
 }
 
 export type Db = Kysely<Database>;

@@ -28,7 +28,14 @@ import { registerGetCaseTypes } from './routes/reference/get-case-types.ts';
 import { registerGetCourts } from './routes/reference/get-courts.ts';
 import { registerGetCase } from './routes/cases/get-case.ts';
 import { registerGetCasePdf } from './routes/cases/get-case-pdf.ts';
+import type { AnalysisRouteDeps } from './routes/cases/analysis-route-support.ts';
+import { registerTemporalCodec, type TemporalCodecDeps } from './routes/ops/temporal-codec.ts';
+import { registerGetCaseAnalysis } from './routes/cases/get-case-analysis.ts';
+import { registerPostCaseAnalyze } from './routes/cases/post-case-analyze.ts';
+import { registerPostCaseAnalyzeConsolidated } from './routes/cases/post-case-analyze-consolidated.ts';
 import { registerGetDocument } from './routes/documents/get-document.ts';
+import { registerPartyRoutes, type PartyRouteDeps } from './routes/party/index.ts';
+import { registerTimelineRoutes, type TimelineRouteDeps } from './routes/timeline/index.ts';
 import { registerGetJudgesSearch } from './routes/judges/get-judges-search.ts';
 import { registerPostSearchCases } from './routes/search/post-search-cases.ts';
 import { registerPostSearchCasesSemantic } from './routes/search/post-search-cases-semantic.ts';
@@ -64,6 +71,12 @@ export interface AppDeps {
   readonly usage: UsageDeps;
   readonly admin: AdminDeps;
   readonly research: ResearchDeps;
+  readonly analysis: AnalysisRouteDeps;
+  readonly temporalCodec: TemporalCodecDeps;
+  /** The litigation check routes (POST /party/screen and /party/screen/batch). */
+  readonly screening: PartyRouteDeps;
+  /** POST /request-timeline and GET /request-timeline/:requestId. */
+  readonly timeline: TimelineRouteDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
 }
 
@@ -121,6 +134,11 @@ export function createApp(deps: AppDeps): App {
   registerGetJudgesSearch(api, keyed, { judges: r.judges, charging: r.charging });
   registerGetCasePdf(api, keyed, { cases: r.cases, quotas: r.quotas, documents: r.documents, charging: r.charging, clock: r.clock });
   registerGetCase(api, keyed, { cases: r.cases, quotas: r.quotas, charging: r.charging, watermark: r.watermark });
+  registerGetCaseAnalysis(api, keyed, { ...deps.analysis, charging: r.charging });
+  registerPostCaseAnalyze(api, keyed, idempotent(r.idempotency), deps.analysis);
+  registerPostCaseAnalyzeConsolidated(api, keyed, idempotent(r.idempotency), deps.analysis);
+  registerPartyRoutes(api, keyed, idempotent(r.idempotency), deps.screening);
+  registerTimelineRoutes(api, keyed, idempotent(r.idempotency), deps.timeline);
   if (r.documentLinks) {
     // Signed links need no key; the per-address limit keeps the download route from being a free amplifier.
     api.use('/documents/*', publicRateLimit(deps.publicRateLimit, 'documents'));
@@ -148,6 +166,7 @@ export function createApp(deps: AppDeps): App {
   root.use('/api/settings/login', publicRateLimit(deps.publicRateLimit, 'login'));
   registerSettingsRoutes(root, deps.settings);
   registerAdminRoutes(root, deps.admin);
+  registerTemporalCodec(root, deps.temporalCodec);
   // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
   root.doc31('/openapi.json', {
     openapi: '3.1.0',

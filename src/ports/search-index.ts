@@ -83,3 +83,49 @@ export interface SearchIndex {
   /** Resolves when the index answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
 }
+
+/** Filters of a party-name retrieval: the litigation check's court and `since`, already resolved. */
+export interface PartySearchFilters {
+  readonly courtCodes?: readonly string[];
+  /**
+   * YYYY-MM-DD: keeps cases decided on or after it and cases with no decision date (the
+   * index holds no filing date; the caller applies the full rule to what it loads).
+   */
+  readonly decidedOnOrAfter?: string;
+}
+
+export interface PartySearchRequest {
+  /** One screened name as the caller wrote it; the adapter normalises it as it normalises party names. */
+  readonly name: string;
+  readonly filters: PartySearchFilters;
+  /** At most this many hits, best first. */
+  readonly limit: number;
+}
+
+export interface PartyHit {
+  readonly caseId: string;
+  /** Adapter-specific closeness of the name to the case's party names, higher is better; only comparable within one response. */
+  readonly score: number;
+}
+
+export interface PartySearchResult {
+  readonly hits: readonly PartyHit[];
+  /**
+   * True when `hits` holds every document that is not withheld and that the adapter's
+   * party-name predicate admits under the filters (fewer matched than the limit); false
+   * when more matched and the rest were cut.
+   */
+  readonly complete: boolean;
+  /** Whether at least one withheld document matched the name and filters. */
+  readonly withheld: boolean;
+}
+
+export interface PartySearchIndex {
+  /**
+   * Cases whose party names (petitioners and respondents) match `name`: every word of it
+   * among the party names (on PostgreSQL a single letter counts as an initial, a word
+   * prefix), or close in spelling (trigram similarity on PostgreSQL, typo tolerance on
+   * Meilisearch). Best first, ties by caseId, so the same call gives the same page.
+   */
+  searchParties(request: PartySearchRequest): Promise<PartySearchResult>;
+}

@@ -4,21 +4,31 @@
  * MEILI_URL is set (reported as skipped otherwise). The documents are real: a slice of
  * the corpus ingested and mapped as the projector maps it. Queries use the records' other
  * printed forms: case numbers as judgment headers and users write them, party names with
- * honorifics and typos, CNRs with separators.
+ * honorifics and typos, CNRs with separators. Party retrieval (the litigation check's
+ * `searchParties`) is held to the same records, and to its completeness flag: `complete`
+ * must mean the page holds every match.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { MeilisearchSearchIndex } from '../../src/adapters/meilisearch/search-index.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
-import type { SearchDocument, SearchFilters, SearchIndex, SearchRequest, SearchSort } from '../../src/ports/search-index.ts';
+import type {
+  PartySearchIndex,
+  PartySearchRequest,
+  SearchDocument,
+  SearchFilters,
+  SearchIndex,
+  SearchRequest,
+  SearchSort,
+} from '../../src/ports/search-index.ts';
 import { databases } from '../support/databases.ts';
 import { realSearchDocuments } from '../support/search-corpus.ts';
 
 interface Subject {
   readonly name: string;
   readonly skip: string | false;
-  open(): Promise<{ index: SearchIndex; close(): Promise<void> }>;
+  open(): Promise<{ index: SearchIndex & PartySearchIndex; close(): Promise<void> }>;
 }
 
 const meiliUrl = process.env.MEILI_URL;
@@ -51,6 +61,9 @@ const NATIONAL_INSURANCE = 'sc-10169-2001-19020217'; // C.A. No.-004292-004292 -
 const DANA_YADAV = 'sc-10567-2000-19020213'; // Crl.A. No.-001156-001157 - 2001, DANA YADAV @ DAHU v. STATE OF BIHAR
 const GAUHATI_BAIL = 'hc-GAHC010225502018'; // AB/3142/2018
 const JK_HABEAS = 'hc-JKHC020000152024'; // HCP/1/2024
+const HAKAM_SHAH = 'hc-JKHC020091782015'; // HAKAM SHAH v. STATE TH.HOME DEPTT.AND ORS., JKHC, decided 2016-04-22
+const MAMA_RIGAM = 'hc-GAHC040007922024'; // Mama Rigam v. The State of AP and Anr, GAHC, filed 2024-06-24, undecided
+const DESARDA = 'sc-19885-2000-19020209'; // PADMA v. HIRALAL MOTILAL DESARDA
 
 function request(query: string, over: Partial<SearchRequest> = {}): SearchRequest {
   return { query, filters: {}, sort: 'relevance', offset: 0, limit: 10, ...over };
@@ -60,7 +73,7 @@ for (const subject of subjects)
   describe(`SearchIndex contract: ${subject.name}`, { skip: subject.skip, timeout: 300_000 }, () => {
     let docs: SearchDocument[];
     let byId: Map<string, SearchDocument>;
-    let index: SearchIndex;
+    let index: SearchIndex & PartySearchIndex;
     let close: () => Promise<void>;
     const ids = async (query: string, over: Partial<SearchRequest> = {}) =>
       (await index.search(request(query, over))).hits.map((h) => h.caseId);
@@ -215,6 +228,89 @@ for (const subject of subjects)
       assert.ok((await ids('Dana Yadav')).includes(NATIONAL_INSURANCE));
       await index.upsert([target]);
       assert.equal((await ids('Nicoletta Rohatgi'))[0], NATIONAL_INSURANCE);
+    });
+
+    const parties = (name: string, over: Partial<PartySearchRequest> = {}) =>
+      index.searchParties({ name, filters: {}, limit: 20, ...over });
+    const partyIds = async (name: string, over: Partial<PartySearchRequest> = {}) => (await parties(name, over)).hits.map((h) => h.caseId);
+
+    it('searchParties: finds a party written with typos, honorifics, company forms and another word order', async () => {
+      assert.ok((await partyIds('Nicoletta Rohatgi')).includes(NATIONAL_INSURANCE));
+      assert.ok((await partyIds('Shri Dana Yadav')).includes(DANA_YADAV));
+      assert.ok((await partyIds('Yadav Dana')).includes(DANA_YADAV));
+      assert.ok((await partyIds('M/s. National Insurance Co. Pvt. Ltd., Chandigarh')).includes(NATIONAL_INSURANCE));
+      assert.ok((await partyIds('Hiralal Motilal Desarda')).includes(DESARDA));
+    });
+
+    it('searchParties: an initial and a surname find the full name', async () => {
+      assert.ok((await partyIds('N. Rohtagi')).includes(NATIONAL_INSURANCE));
+    });
+
+    it('searchParties: matches party names only, never judgment text', async () => {
+      const partyText = (id: string) => [...doc(id).petitioners, ...doc(id).respondents].join(' ').toUpperCase();
+      const inText = (await ids('land acquisition', { limit: 100 })).filter((id) => !partyText(id).includes('ACQUI'));
+      assert.ok(inText.length > 0, 'keyword search finds the words outside party names');
+      const hits = await partyIds('Land Acquisition', { limit: 100 });
+      assert.ok(hits.length > 0);
+      for (const id of hits) assert.match(partyText(id), /ACQU/, id);
+      assert.deepEqual(await parties('Zzqxv Pqrstu'), { hits: [], complete: true, withheld: false });
+    });
+
+    it('searchParties: complete means the page holds every match, and the page is cut at the limit', async () => {
+      const all = await parties('Hakam Shah', { limit: 100 });
+      assert.ok(all.complete);
+      assert.ok(all.hits.some((h) => h.caseId === HAKAM_SHAH));
+      const n = all.hits.length;
+      const exact = await parties('Hakam Shah', { limit: n });
+      assert.equal(exact.complete, true);
+      assert.deepEqual(
+        exact.hits.map((h) => h.caseId),
+        all.hits.map((h) => h.caseId),
+      );
+      if (n > 1) {
+        const cut = await parties('Hakam Shah', { limit: n - 1 });
+        assert.equal(cut.complete, false);
+        assert.equal(cut.hits.length, n - 1);
+      }
+      const common = await parties('State of Bihar', { limit: 5 });
+      assert.equal(common.complete, false);
+      assert.equal(common.hits.length, 5);
+    });
+
+    it('searchParties: best first, and the same call gives the same page', async () => {
+      const first = await parties('Dana Yadav');
+      assert.equal(first.hits[0]?.caseId, DANA_YADAV);
+      for (let i = 1; i < first.hits.length; i += 1) assert.ok(first.hits[i - 1]!.score >= first.hits[i]!.score);
+      assert.deepEqual(await parties('Dana Yadav'), first);
+    });
+
+    it('searchParties: filters by court', async () => {
+      assert.ok((await partyIds('Hakam Shah', { filters: { courtCodes: ['JKHC'] } })).includes(HAKAM_SHAH));
+      for (const id of await partyIds('Hakam Shah', { filters: { courtCodes: ['JKHC'] } })) assert.equal(doc(id).courtCode, 'JKHC');
+      assert.ok(!(await partyIds('Hakam Shah', { filters: { courtCodes: ['SC'] } })).includes(HAKAM_SHAH));
+    });
+
+    it('searchParties: decidedOnOrAfter drops earlier decisions and keeps undated cases', async () => {
+      assert.ok((await partyIds('Hakam Shah', { filters: { decidedOnOrAfter: '2016-04-22' } })).includes(HAKAM_SHAH));
+      assert.ok(!(await partyIds('Hakam Shah', { filters: { decidedOnOrAfter: '2016-04-23' } })).includes(HAKAM_SHAH));
+      assert.equal(doc(MAMA_RIGAM).decisionDate, null);
+      assert.ok((await partyIds('Mama Rigam', { filters: { decidedOnOrAfter: '2030-01-01' } })).includes(MAMA_RIGAM));
+      for (const id of await partyIds('State of Bihar', { filters: { decidedOnOrAfter: '2000-01-01' }, limit: 50 })) {
+        const decided = doc(id).decisionDate;
+        assert.ok(decided === null || decided >= '2000-01-01', id);
+      }
+    });
+
+    it('searchParties: never returns a withheld case, only says one matched', async () => {
+      const target = doc(DESARDA);
+      assert.equal((await parties('Hiralal Motilal Desarda')).withheld, false);
+      await index.upsert([{ ...target, withheld: true }]);
+      const after = await parties('Hiralal Motilal Desarda');
+      assert.ok(!after.hits.some((h) => h.caseId === DESARDA));
+      assert.equal(after.withheld, true);
+      assert.equal((await parties('Hiralal Motilal Desarda', { filters: { courtCodes: ['JKHC'] } })).withheld, false);
+      await index.upsert([target]);
+      assert.ok((await partyIds('Hiralal Motilal Desarda')).includes(DESARDA));
     });
 
     it('removes documents and ignores unknown ids', async () => {

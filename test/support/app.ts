@@ -4,6 +4,7 @@
  * what a test must control: probes, clock, rate limits, stores.
  */
 import pino from 'pino';
+import type { PayloadCodec } from '@temporalio/common';
 import { MemoryCache } from '../../src/adapters/memory/cache.ts';
 import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counter.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
@@ -36,7 +37,13 @@ import { PostgresVectorIndex } from '../../src/adapters/postgres/vector-index.ts
 import type { Embedder } from '../../src/ports/embedder.ts';
 import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { corpusDir } from './corpus.ts';
-import { wireApplication, wireResearch, type Application } from '../../src/wiring.ts';
+import { wireAnalysis, wireApplication, wireResearch, wireScreening, type AnalysisWiring, type Application } from '../../src/wiring.ts';
+import { wireTimeline, type TimelineWiring } from '../../src/wiring.ts';
+import { unavailableTimelineWorkflows, type TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
+import { LocalContextAdjudicator } from '../../src/adapters/llm/local-adjudicator.ts';
+import type { MatchAdjudicator } from '../../src/ports/match-adjudicator.ts';
+import type { PartySearchIndex } from '../../src/ports/search-index.ts';
+import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from '../../src/ports/analysis-workflows.ts';
 
 export const BASE = '/api/v1/prod';
 
@@ -86,6 +93,22 @@ export interface TestAppOptions {
   readonly embedder?: Embedder;
   /** Defaults to pgvector over `db` (on PostgreSQL without pgvector every search fails, so the keyword fallback answers). */
   readonly vectors?: VectorIndex;
+  /** Defaults to no workflow engine (analysis requests answer 502); see test/support/temporal.ts for a real one. */
+  readonly workflows?: AnalysisWorkflows;
+  /** Hosts allowRemoteFetch may reach (default: the production list, which no test host is on). */
+  readonly remoteFetchAllowlist?: readonly string[];
+  readonly scDocumentsBaseUrl?: string;
+  readonly consolidatedDeadlineSeconds?: number;
+  /** The Temporal payload codec the ops codec endpoint serves (only mounted with an admin token). */
+  readonly codec?: PayloadCodec;
+  /** Party-name retrieval of the litigation check; defaults to the PostgreSQL index over `db`. */
+  readonly parties?: PartySearchIndex;
+  /** Defaults to the local context reader (deterministic, no model). */
+  readonly adjudicator?: MatchAdjudicator;
+  /** Defaults to no workflow engine (live timeline fetches answer 502); see test/support/temporal.ts. */
+  readonly timelineWorkflows?: TimelineWorkflows;
+  /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
+  readonly livePortal?: boolean;
 }
 
 let sharedEmbedder: LocalUseEmbedder | undefined;
@@ -102,7 +125,12 @@ export interface TestApp {
   /** The API-key gate's dependencies, for tests that mount a keyed route of their own. */
   readonly gate: ApiKeyGateDeps;
   readonly research: ResearchDeps;
+  readonly analysis: AnalysisWiring;
+  readonly timeline: TimelineWiring;
+  readonly documents: DocumentStorage;
 }
+
+export const TEST_UPGRADE_URL = 'https://billing.test/plans';
 
 /** Where the test app's local document links point. */
 export const TEST_PUBLIC_BASE_URL = `http://localhost${BASE}`;
@@ -164,6 +192,41 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     topUpUrl: 'https://billing.test/top-up',
     corpusDir,
   });
+  const analysis = wireAnalysis({
+    db: options.db,
+    application,
+    cases: research.cases,
+    documents,
+    workflows: options.workflows ?? unavailableAnalysisWorkflows,
+    remoteFetchAllowlist: options.remoteFetchAllowlist ?? ['sci.gov.in', '*.sci.gov.in', '*.gov.in', '*.nic.in'],
+    scDocumentsBaseUrl: options.scDocumentsBaseUrl ?? 'https://main.sci.gov.in',
+    consolidatedDeadlineSeconds: options.consolidatedDeadlineSeconds ?? 120,
+    clock,
+    onStartFailure: (runId, err) => logger.warn({ runId, err }, 'analysis workflow start failed'),
+  });
+  const timeline = wireTimeline({
+    db: options.db,
+    application,
+    cases: research.cases,
+    workflows: options.timelineWorkflows ?? unavailableTimelineWorkflows,
+    livePortal: options.livePortal ?? false,
+    clock,
+    ids: randomIds,
+    onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'timeline workflow start failed'),
+  });
+  const screening = wireScreening({
+    db: options.db,
+    application,
+    parties: options.parties ?? new PostgresSearchIndex(options.db),
+    adjudicator: options.adjudicator ?? new LocalContextAdjudicator(),
+    limiter,
+    counter: gate.distinctKeys,
+    clock,
+    secret: KEY_HASH_SECRET,
+    topUpUrl: 'https://billing.test/top-up',
+    upgradeUrl: TEST_UPGRADE_URL,
+    logger,
+  });
   const app = createApp({
     basePath: BASE,
     version: '0.1.0-test',
@@ -191,7 +254,23 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       db: options.db,
     },
     research,
+    analysis: {
+      cases: research.cases,
+      requests: analysis.requests,
+      topUpUrl: 'https://billing.test/top-up',
+      upgradeUrl: TEST_UPGRADE_URL,
+      basePath: BASE,
+    },
+    screening,
+    timeline: {
+      requests: timeline.requests,
+      documents,
+      topUpUrl: 'https://billing.test/top-up',
+      upgradeUrl: TEST_UPGRADE_URL,
+      basePath: BASE,
+    },
+    temporalCodec: { adminToken: undefined, codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p }, uiOrigins: [] },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
   });
-  return { app, application, logs, gate, research };
+  return { app, application, logs, gate, research, analysis, timeline, documents };
 }

@@ -12,12 +12,29 @@
  * keys) and those cases rank first; the words then go through a normal search. `total`
  * is the exact matches plus Meilisearch's estimatedTotalHits for the words (an estimate,
  * capped by `pagination.maxTotalHits` like the Postgres adapter's count cap).
+ *
+ * Party retrieval for the litigation check (`searchParties`) searches the `parties`
+ * attribute alone with matchingStrategy "all": every word of the normalised name must be
+ * there, typo-tolerant. Single letters (initials) are left out of the words, since
+ * Meilisearch matches whole words and "R" would never meet "Rajesh"; the features stage
+ * judges initials against the record. One hit more than the limit says whether the page
+ * holds every match (`complete`).
  */
 import { Meilisearch, type Index, type Settings, type Task } from 'meilisearch';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
 import { analyseQuery } from '../../domain/search/query.ts';
-import type { SearchDocument, SearchFilters, SearchIndex, SearchRequest, SearchResult } from '../../ports/search-index.ts';
+import type {
+  PartySearchFilters,
+  PartySearchIndex,
+  PartySearchRequest,
+  PartySearchResult,
+  SearchDocument,
+  SearchFilters,
+  SearchIndex,
+  SearchRequest,
+  SearchResult,
+} from '../../ports/search-index.ts';
 
 /** Well under 65,535 positions: separators and sentence breaks also take positions. */
 const CHUNK_WORDS = 20_000;
@@ -99,6 +116,21 @@ function filterOf(filters: SearchFilters, withheld: boolean): string {
   return parts.join(' AND ');
 }
 
+function partyFilterOf(filters: PartySearchFilters, withheld: boolean): string {
+  const parts = [`withheld = ${String(withheld)}`];
+  if (filters.courtCodes?.length) parts.push(`courtCode IN ${list(filters.courtCodes)}`);
+  if (filters.decidedOnOrAfter !== undefined)
+    parts.push(`(decisionDay IS NULL OR decisionDay >= ${filters.decidedOnOrAfter.replace(/-/g, '')})`);
+  return parts.join(' AND ');
+}
+
+/** The name's words for a whole-word search: initials dropped unless nothing else is left. */
+function partyWords(name: string): string {
+  const words = normalisePartyName(name).split(' ').filter(Boolean);
+  const full = words.filter((w) => w.length > 1);
+  return (full.length > 0 ? full : words).join(' ');
+}
+
 export const MEILI_SETTINGS: Settings = {
   searchableAttributes: ['parties', 'caseNumberKey', 'cnr', 'caseNumber', 'title', 'summary', 'text'],
   filterableAttributes: [
@@ -127,7 +159,7 @@ async function succeeded(task: Promise<Task>): Promise<void> {
     throw new Error(`Meilisearch task ${done.uid} ${done.status}: ${done.error?.message ?? 'no error given'}`);
 }
 
-export class MeilisearchSearchIndex implements SearchIndex {
+export class MeilisearchSearchIndex implements SearchIndex, PartySearchIndex {
   readonly name = 'meilisearch' as const;
 
   private constructor(
@@ -210,6 +242,27 @@ export class MeilisearchSearchIndex implements SearchIndex {
       hits,
       total: Math.min(TOTAL_HITS_CAP, exact.length + words.estimatedTotalHits),
       withheld: withheldWords.estimatedTotalHits > 0 || (withheldExact?.estimatedTotalHits ?? 0) > 0,
+    };
+  }
+
+  async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
+    const words = partyWords(request.name);
+    if (words === '') return { hits: [], complete: true, withheld: false };
+    const options = { attributesToSearchOn: ['parties'], matchingStrategy: 'all' as const };
+    const [found, withheld] = await Promise.all([
+      this.index.search(words, {
+        ...options,
+        filter: partyFilterOf(request.filters, false),
+        limit: request.limit + 1,
+        attributesToRetrieve: ['caseId'],
+        showRankingScore: true,
+      }),
+      this.index.search(words, { ...options, filter: partyFilterOf(request.filters, true), limit: 0 }),
+    ]);
+    return {
+      hits: found.hits.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 })),
+      complete: found.hits.length <= request.limit,
+      withheld: withheld.estimatedTotalHits > 0,
     };
   }
 }

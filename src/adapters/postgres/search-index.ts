@@ -21,12 +21,27 @@
  * `total` is exact up to TOTAL_COUNT_CAP and saturates there: counting every match of a
  * common word over a million documents costs more than the page itself, and no client can
  * page that deep (PAGINATION_DEPTH_EXCEEDED).
+ *
+ * Party retrieval for the litigation check (`searchParties`) matches one screened name
+ * against the party names only: every word of the normalised name in the A-weighted
+ * lexemes (a single letter as a prefix, so "R K Sharma" meets "Rajesh Kumar Sharma"), or
+ * the name trigram-similar to the party names at PARTY_SIMILARITY (spellings such as
+ * "Rohatgi"/"Rohtagi"). Asking for one row more than the limit says whether the page
+ * holds every match (`complete`).
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { analyseQuery, type AnalysedQuery } from '../../domain/search/query.ts';
-import type { SearchDocument, SearchIndex, SearchRequest, SearchResult } from '../../ports/search-index.ts';
+import type {
+  PartySearchIndex,
+  PartySearchRequest,
+  PartySearchResult,
+  SearchDocument,
+  SearchIndex,
+  SearchRequest,
+  SearchResult,
+} from '../../ports/search-index.ts';
 
 export const TOTAL_COUNT_CAP = 10_000;
 /** Text beyond this is left out of the tsvector (which must stay under 1 MB). */
@@ -36,6 +51,24 @@ const UPSERT_BATCH = 200;
 const ANALYZE_EVERY = 5_000;
 /** pg_trgm's `<%` default: how much of a query must match a name's words. */
 const NAME_SIMILARITY = 0.6;
+/** Looser than keyword search's: a litigation check would rather score a doubtful candidate than miss it. */
+const PARTY_SIMILARITY = 0.5;
+/** What an all-words match adds to the similarity when ranking party hits. */
+const ALL_WORDS_BONUS = 0.25;
+
+/**
+ * The screened name as a tsquery over the party-name weight: each word required, a single
+ * letter as a prefix. Words are [a-z0-9] only (normalised), so the text is always valid
+ * tsquery syntax and never echoes into an error message.
+ */
+function partyTsQuery(normalised: string): string {
+  return normalised
+    .toLowerCase()
+    .split(' ')
+    .filter((w) => /^[a-z0-9]+$/.test(w))
+    .map((w) => (w.length === 1 ? `${w}:*A` : `${w}:A`))
+    .join(' & ');
+}
 
 function partyNames(doc: SearchDocument): string {
   return [...doc.petitioners, ...doc.respondents]
@@ -64,7 +97,7 @@ function fuzzyText(query: AnalysedQuery): string {
     .trim();
 }
 
-export class PostgresSearchIndex implements SearchIndex {
+export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   readonly name = 'postgres' as const;
   #upsertedSinceAnalyze = 0;
 
@@ -170,6 +203,37 @@ export class PostgresSearchIndex implements SearchIndex {
         hits: hits.rows.map((h) => ({ caseId: h.caseId, score: h.score })),
         total: row?.total ?? 0,
         withheld: row?.withheld ?? false,
+      };
+    });
+  }
+
+  async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
+    const name = normalisePartyName(request.name);
+    const tsText = partyTsQuery(name);
+    if (name === '' || tsText === '') return { hits: [], complete: true, withheld: false };
+    const tsq = sql`to_tsquery('english', ${tsText})`;
+    const predicate = sql<boolean>`(d.document @@ ${tsq} or ${name} <% d.party_names)`;
+    const f = request.filters;
+    const parts: Expression<SqlBool>[] = [predicate];
+    if (f.courtCodes?.length) parts.push(sql<boolean>`d.court_code in (${sql.join([...f.courtCodes])})`);
+    if (f.decidedOnOrAfter !== undefined)
+      parts.push(sql<boolean>`(d.decision_date is null or d.decision_date >= ${f.decidedOnOrAfter}::date)`);
+    const where = sql.join(parts, sql` and `);
+    const score = sql<number>`word_similarity(${name}, d.party_names) + (case when d.document @@ ${tsq} then ${sql.lit(ALL_WORDS_BONUS)} else 0 end)`;
+
+    return this.db.transaction().execute(async (trx) => {
+      await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(PARTY_SIMILARITY)}, true)`.execute(trx);
+      await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
+      const rows = await sql<{ caseId: string; score: number }>`
+        select d.case_id, (${score})::float8 as score from search_documents d
+        where not d.withheld and ${where}
+        order by score desc, d.case_id asc limit ${request.limit + 1}`.execute(trx);
+      const withheld = await sql<{ withheld: boolean }>`
+        select exists (select 1 from search_documents d where d.withheld and ${where}) as withheld`.execute(trx);
+      return {
+        hits: rows.rows.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h.score })),
+        complete: rows.rows.length <= request.limit,
+        withheld: withheld.rows[0]?.withheld ?? false,
       };
     });
   }

@@ -4,7 +4,7 @@
  * document database already opened, the embedded default.
  */
 import type { Db } from '../../db/database.ts';
-import type { SearchIndex } from '../../ports/search-index.ts';
+import type { PartySearchIndex, SearchIndex } from '../../ports/search-index.ts';
 import { MeilisearchSearchIndex } from '../meilisearch/search-index.ts';
 import { PostgresSearchIndex } from '../postgres/search-index.ts';
 
@@ -13,7 +13,7 @@ export interface SearchIndexConfig {
   readonly MEILI_API_KEY?: string | undefined;
 }
 
-export async function openSearchIndex(config: SearchIndexConfig, db: Db): Promise<SearchIndex> {
+export async function openSearchIndex(config: SearchIndexConfig, db: Db): Promise<SearchIndex & PartySearchIndex> {
   if (config.MEILI_URL) return MeilisearchSearchIndex.open({ url: config.MEILI_URL, apiKey: config.MEILI_API_KEY });
   return new PostgresSearchIndex(db);
 }

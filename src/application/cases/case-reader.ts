@@ -6,7 +6,7 @@
  * returned is chosen deterministically: a document-bearing record first, then the latest
  * decision, then the smallest case id; the others are listed so a caller can fetch them.
  */
-import type { Selectable } from 'kysely';
+import type { Selectable, SqlBool } from 'kysely';
 import type { Database, Db } from '../../db/database.ts';
 import { normaliseCaseNumber } from '../../domain/case/case-number.ts';
 import type { CourtLevel, Party } from '../../domain/case/case-record.ts';
@@ -29,6 +29,8 @@ export interface CaseView {
   readonly documentBearing: boolean;
   readonly source: string;
   readonly restricted: boolean;
+  /** Whether a stored AI analysis of this document exists. */
+  readonly hasAnalysis: boolean;
 }
 
 /** Another document filed under the same case number. */
@@ -66,7 +68,7 @@ const COLUMNS = [
   'restricted',
 ] as const;
 
-type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]>;
+type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]> & { hasAnalysis: SqlBool };
 
 /** A search result needs no judgment text, which can run to hundreds of kilobytes. */
 const LISTING_COLUMNS = COLUMNS.filter((c) => c !== 'text');
@@ -92,6 +94,7 @@ function view(row: Omit<Row, 'text'> & { text?: string | null }): CaseView {
     documentBearing: row.documentBearing,
     source: row.source,
     restricted: row.restricted,
+    hasAnalysis: Boolean(row.hasAnalysis),
   };
 }
 
@@ -104,17 +107,25 @@ function preferred(a: Row, b: Row): number {
   return a.caseId < b.caseId ? -1 : a.caseId > b.caseId ? 1 : 0;
 }
 
+/** The case columns plus whether a stored analysis exists, for a query over `cases`. */
+function withAnalysisFlag(db: Db, columns: readonly (typeof COLUMNS)[number][]) {
+  return db
+    .selectFrom('cases')
+    .select(columns)
+    .select((eb) => eb.exists(eb.selectFrom('caseAnalyses').select('caseAnalyses.caseId').whereRef('caseAnalyses.caseId', '=', 'cases.caseId')).as('hasAnalysis'));
+}
+
 export class CaseReader {
   constructor(private readonly db: Db) {}
 
   /** `idOrNumber` is a case id, else read as a case number in any printed form. */
   async lookup(idOrNumber: string): Promise<CaseLookup> {
-    const byId = await this.db.selectFrom('cases').select(COLUMNS).where('caseId', '=', idOrNumber).executeTakeFirst();
+    const byId = await withAnalysisFlag(this.db, COLUMNS).where('caseId', '=', idOrNumber).executeTakeFirst();
     if (byId) return byId.restricted ? { missing: 'Restricted' } : { found: view(byId), siblings: [] };
 
     const normalised = normaliseCaseNumber(idOrNumber);
     if (normalised === '') return { missing: 'NotFound' };
-    const rows = await this.db.selectFrom('cases').select(COLUMNS).where('caseNumberNormalised', '=', normalised).execute();
+    const rows = await withAnalysisFlag(this.db, COLUMNS).where('caseNumberNormalised', '=', normalised).execute();
     if (rows.length === 0) return { missing: 'NotFound' };
     const open = rows.filter((r) => !r.restricted).sort(preferred);
     const [first, ...rest] = open;
@@ -136,7 +147,7 @@ export class CaseReader {
    */
   async byIds(caseIds: readonly string[]): Promise<{ cases: CaseView[]; withheld: number }> {
     if (caseIds.length === 0) return { cases: [], withheld: 0 };
-    const rows = await this.db.selectFrom('cases').select(LISTING_COLUMNS).where('caseId', 'in', caseIds).execute();
+    const rows = await withAnalysisFlag(this.db, LISTING_COLUMNS).where('caseId', 'in', caseIds).execute();
     const byId = new Map(rows.map((r) => [r.caseId, r]));
     const cases: CaseView[] = [];
     for (const id of caseIds) {
@@ -144,6 +155,30 @@ export class CaseReader {
       if (row && !row.restricted) cases.push(view(row));
     }
     return { cases, withheld: caseIds.length - cases.length };
+  }
+
+  /** Every open document filed under one normalised case number, text included, in `preferred` order. */
+  async documentsSharingNumber(caseNumberNormalised: string): Promise<CaseView[]> {
+    const rows = await withAnalysisFlag(this.db, COLUMNS)
+      .where('caseNumberNormalised', '=', caseNumberNormalised)
+      .where('restricted', '=', false)
+      .execute();
+    return rows.sort(preferred).map(view);
+  }
+
+  /**
+   * The normalised case number and the court's own document links (paths relative to the
+   * court's site, English first) that a record names.
+   */
+  async sourceOf(caseId: string): Promise<{ caseNumberNormalised: string; documentLinks: string[] } | null> {
+    const row = await this.db.selectFrom('cases').select(['caseNumberNormalised', 'extra']).where('caseId', '=', caseId).executeTakeFirst();
+    if (!row) return null;
+    const links = (row.extra as { pdfLinks?: unknown }).pdfLinks;
+    const parsed = (Array.isArray(links) ? links : []).filter(
+      (l): l is { path: string; language: string | null } => typeof l === 'object' && l !== null && typeof (l as { path?: unknown }).path === 'string',
+    );
+    const english = (l: { language: string | null }) => (l.language === null || /english/i.test(l.language) ? 0 : 1);
+    return { caseNumberNormalised: row.caseNumberNormalised, documentLinks: [...parsed].sort((a, b) => english(a) - english(b)).map((l) => l.path) };
   }
 
   /** Distinct stored (court code, court name) pairs, for mapping court filters onto stored codes. */

@@ -5,3 +5,5 @@ export * from './accounts.ts';
 export * from './credits.ts';
 export * from './search.ts';
 export * from './vectors.ts';
+export * from './analysis.ts';
+export * from './timeline.ts';

@@ -50,7 +50,7 @@ export function caseFieldsOf(view: CaseView): z.infer<z.ZodObject<typeof caseFie
   return {
     caseId: view.caseId,
     caseNumber: view.caseNumber,
-    hasAnalysis: false,
+    hasAnalysis: view.hasAnalysis,
     court: view.court,
     bench: view.bench,
     caseType: view.caseType,

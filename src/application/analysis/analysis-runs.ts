@@ -1,0 +1,282 @@
+/**
+ * Commands on analysis runs, each in one transaction with its payment: admission (the
+ * concurrency cap, the charge or reservation and the AnalysisRunAdmitted event commit
+ * together or not at all), the remote-fetch surcharge, storing the result (settling what
+ * the run held) and failing (giving every credit of the run back). Workflow activities call
+ * these; each is safe to repeat, because Temporal retries activities after a crash.
+ */
+import { sql } from 'kysely';
+import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import type { Db, Trx } from '../../db/database.ts';
+import {
+  analysisStreamId,
+  decideAnalysisRequest,
+  evolveAnalysisRequest,
+  initialAnalysisRequest,
+  nextRunId,
+  type AnalysisRequestCommand,
+  type AnalysisRequestError,
+  type AnalysisRequestEvent,
+  type AnalysisRequestState,
+  type AnalysisSubject,
+} from '../../domain/analysis-request/analysis-request.ts';
+import { PRICES } from '../../domain/credits/prices.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { VersionConflictError } from '../../ports/event-store.ts';
+import { handleCommand, type Aggregate } from '../command-handler.ts';
+import type { CreditsService } from '../credits/credits-service.ts';
+
+export const ANALYSIS_STREAM_TYPE = 'analysis-request';
+
+const aggregate: Aggregate<AnalysisRequestCommand, AnalysisRequestEvent, AnalysisRequestState, AnalysisRequestError> = {
+  streamType: ANALYSIS_STREAM_TYPE,
+  initial: initialAnalysisRequest,
+  decide: decideAnalysisRequest,
+  evolve: evolveAnalysisRequest,
+};
+
+export interface AdmitInput {
+  readonly subject: AnalysisSubject;
+  readonly accountId: string;
+  readonly requestId: string;
+  readonly price: number;
+  /** Single runs are charged at admission; consolidated runs reserve and settle when stored. */
+  readonly payment: 'charge' | 'reserve';
+  readonly allowRemoteFetch: boolean;
+  /** The run may have to fetch its document: hold the surcharge until it does (or does not). */
+  readonly holdRemoteFetch: boolean;
+  /** Running runs the account may have; null: no cap. */
+  readonly concurrencyCap: number | null;
+}
+
+export type AdmitRefusal = { tag: 'ConcurrencyLimit'; running: number } | { tag: 'InsufficientCredits'; required: number; balance: number };
+
+export type AdmitResult = { ok: true; runId: string; balance: number } | { ok: false; error: AdmitRefusal };
+
+export interface RunRow {
+  readonly runId: string;
+  readonly kind: 'single' | 'consolidated';
+  readonly caseId: string;
+  readonly caseNumberNormalised: string;
+  readonly accountId: string;
+  readonly status: 'running' | 'stored' | 'failed';
+  readonly paymentId: string;
+  readonly remoteFetchHoldId: string | null;
+  readonly allowRemoteFetch: boolean;
+  readonly remoteFetched: boolean;
+  readonly workflowStarted: boolean;
+  readonly admittedAt: Date;
+}
+
+const RUN_COLUMNS = [
+  'runId',
+  'kind',
+  'caseId',
+  'caseNumberNormalised',
+  'accountId',
+  'status',
+  'paymentId',
+  'remoteFetchHoldId',
+  'allowRemoteFetch',
+  'remoteFetched',
+  'workflowStarted',
+  'admittedAt',
+] as const;
+
+/** Thrown inside an admission transaction to roll it back with the refusal. */
+class Refused extends Error {
+  constructor(readonly refusal: AdmitRefusal) {
+    super(refusal.tag);
+  }
+}
+
+const subjectOf = (run: RunRow): AnalysisSubject => ({
+  kind: run.kind,
+  caseId: run.caseId,
+  caseNumberNormalised: run.caseNumberNormalised,
+});
+
+export class AnalysisRuns {
+  constructor(
+    private readonly deps: { readonly db: Db; readonly store: PostgresEventStore; readonly credits: CreditsService; readonly clock: Clock },
+  ) {}
+
+  async admit(input: AdmitInput): Promise<AdmitResult> {
+    // A run admitted concurrently on the same subject conflicts on the stream version; once more decides on the fresh state.
+    for (let attempt = 0; ; attempt += 1) {
+      try {
+        return await this.deps.db.transaction().execute((trx) => this.#admit(trx, input));
+      } catch (error) {
+        if (error instanceof Refused) return { ok: false, error: error.refusal };
+        if (attempt > 0 || !(error instanceof VersionConflictError)) throw error;
+      }
+    }
+  }
+
+  async #admit(trx: Trx, input: AdmitInput): Promise<AdmitResult> {
+    const { credits } = this.deps;
+    if (input.concurrencyCap !== null) {
+      // Serialises the account's admissions so two cannot both take the last slot.
+      await sql`select pg_advisory_xact_lock(hashtext(${`analysis-admission:${input.accountId}`}))`.execute(trx);
+      const running = await trx
+        .selectFrom('analysisRuns')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('accountId', '=', input.accountId)
+        .where('status', '=', 'running')
+        .where('kind', '=', 'single')
+        .executeTakeFirstOrThrow();
+      if (Number(running.n) >= input.concurrencyCap) throw new Refused({ tag: 'ConcurrencyLimit', running: Number(running.n) });
+    }
+    const streamId = analysisStreamId(input.subject);
+    const { events } = await this.deps.store.readStream(streamId, 1, trx);
+    const state = events.reduce(
+      (s, e) => evolveAnalysisRequest(s, { type: e.type, data: e.data } as AnalysisRequestEvent),
+      initialAnalysisRequest,
+    );
+    const runId = nextRunId(input.subject, state);
+
+    const paid =
+      input.payment === 'charge'
+        ? await credits.chargeNow(input.accountId, input.price, runId, trx)
+        : await credits.reserve(input.accountId, input.price, runId, trx);
+    if (!paid.ok) throw this.#refusal(paid.error);
+    const paymentId = 'reservationId' in paid.value ? paid.value.reservationId : paid.value.chargeId;
+    let balance = paid.value.balance;
+    let remoteFetchHoldId: string | null = null;
+    if (input.holdRemoteFetch) {
+      const held = await credits.reserve(input.accountId, PRICES.analyze.remoteFetch, `${runId}:remote-fetch`, trx);
+      if (!held.ok) throw this.#refusal(held.error, input.price);
+      remoteFetchHoldId = held.value.reservationId;
+      balance = held.value.balance;
+    }
+    const decided = await handleCommand(
+      this.deps.store,
+      aggregate,
+      streamId,
+      {
+        type: 'AdmitRun',
+        subject: input.subject,
+        accountId: input.accountId,
+        paymentId,
+        price: input.price,
+        allowRemoteFetch: input.allowRemoteFetch,
+        remoteFetchHoldId,
+        requestId: input.requestId,
+        now: this.deps.clock.now().toISOString(),
+      },
+      { occurredAt: this.deps.clock.now().toISOString(), requestId: input.requestId },
+      trx,
+    );
+    if (!decided.ok) throw new Error(`admission refused by the aggregate: ${decided.error.tag}`);
+    return { ok: true, runId, balance };
+  }
+
+  #refusal(error: { tag: string; required?: number; balance?: number }, alreadyTaken = 0): Refused {
+    if (error.tag === 'InsufficientCredits' && error.required !== undefined && error.balance !== undefined) {
+      // The hold is refused after the run's own price was taken in this (rolled back) transaction.
+      return new Refused({ tag: 'InsufficientCredits', required: error.required + alreadyTaken, balance: error.balance + alreadyTaken });
+    }
+    throw new Error(`payment refused: ${error.tag}`);
+  }
+
+  async run(runId: string): Promise<RunRow | null> {
+    const row = await this.deps.db.selectFrom('analysisRuns').select(RUN_COLUMNS).where('runId', '=', runId).executeTakeFirst();
+    return (row as RunRow | undefined) ?? null;
+  }
+
+  /** The surcharge for a fetch that happened: settles the run's hold and records the fetch. */
+  async recordRemoteFetch(runId: string): Promise<void> {
+    await this.#onRun(runId, async (trx, run) => {
+      if (run.remoteFetchHoldId === null) throw new Error(`run ${runId} holds no remote-fetch surcharge`);
+      const settled = await this.deps.credits.settle(run.accountId, run.remoteFetchHoldId, PRICES.analyze.remoteFetch, trx);
+      if (!settled.ok) throw new Error(`remote-fetch surcharge of ${runId}: ${settled.error.tag}`);
+      await this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, chargeId: run.remoteFetchHoldId, now: this.#now() });
+    });
+  }
+
+  /** Keeps the result: a consolidated run's reservation is settled, an unused fetch hold released. */
+  async store(runId: string, result: { model: string; caseIds: string[]; analysis: unknown }): Promise<void> {
+    await this.#onRun(runId, async (trx, run) => {
+      if (run.status === 'stored') return;
+      const { credits } = this.deps;
+      if (run.kind === 'consolidated') {
+        const settled = await credits.settle(run.accountId, run.paymentId, PRICES.analyzeConsolidated.credits, trx);
+        if (!settled.ok) throw new Error(`settling ${runId}: ${settled.error.tag}`);
+      }
+      if (run.remoteFetchHoldId !== null && !run.remoteFetched) {
+        const released = await credits.release(run.accountId, run.remoteFetchHoldId, trx);
+        if (!released.ok) throw new Error(`releasing the fetch hold of ${runId}: ${released.error.tag}`);
+      }
+      await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
+    });
+  }
+
+  /** Ends a run without a result and gives back everything it was charged or held. */
+  async fail(runId: string, reason: string): Promise<void> {
+    await this.#onRun(runId, async (trx, run) => {
+      if (run.status === 'failed') return;
+      const { credits } = this.deps;
+      const reversed =
+        run.kind === 'single'
+          ? await credits.reverse(run.accountId, run.paymentId, `analysis run ${runId} failed`, trx)
+          : await credits.release(run.accountId, run.paymentId, trx);
+      if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
+      if (run.remoteFetchHoldId !== null) {
+        const back = run.remoteFetched
+          ? await credits.reverse(run.accountId, run.remoteFetchHoldId, `analysis run ${runId} failed`, trx)
+          : await credits.release(run.accountId, run.remoteFetchHoldId, trx);
+        if (!back.ok) throw new Error(`refunding the fetch surcharge of ${runId}: ${back.error.tag}`);
+      }
+      await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
+    });
+  }
+
+  /** Runs whose admission committed but whose workflow was not seen to start (the outbox). */
+  async unstarted(admittedBefore: Date): Promise<RunRow[]> {
+    const ids = await this.deps.db
+      .selectFrom('analysisRuns')
+      .select('runId')
+      .where('workflowStarted', '=', false)
+      .where('status', '=', 'running')
+      .where('admittedAt', '<', admittedBefore)
+      .orderBy('admittedAt')
+      .limit(100)
+      .execute();
+    const rows = await Promise.all(ids.map((r) => this.run(r.runId)));
+    return rows.filter((r): r is RunRow => r !== null);
+  }
+
+  async markStarted(runId: string): Promise<void> {
+    await this.deps.db.updateTable('analysisRuns').set({ workflowStarted: true }).where('runId', '=', runId).execute();
+  }
+
+  async #onRun(runId: string, work: (trx: Trx, run: RunRow) => Promise<void>): Promise<void> {
+    await this.deps.db.transaction().execute(async (trx) => {
+      const row = await trx.selectFrom('analysisRuns').select('runId').where('runId', '=', runId).forUpdate().executeTakeFirst();
+      if (!row) throw new Error(`no analysis run ${runId}`);
+      const run = await this.#runIn(trx, runId);
+      await work(trx, run);
+    });
+  }
+
+  async #runIn(trx: Trx, runId: string): Promise<RunRow> {
+    const row = await trx.selectFrom('analysisRuns').select(RUN_COLUMNS).where('runId', '=', runId).executeTakeFirstOrThrow();
+    return row as RunRow;
+  }
+
+  async #decide(trx: Trx, run: RunRow, command: AnalysisRequestCommand): Promise<void> {
+    const decided = await handleCommand(
+      this.deps.store,
+      aggregate,
+      analysisStreamId(subjectOf(run)),
+      command,
+      { occurredAt: this.#now() },
+      trx,
+    );
+    if (!decided.ok) throw new Error(`${command.type} on ${run.runId}: ${decided.error.tag}`);
+  }
+
+  #now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The workflow half of the composition root, shared by the API process and the standalone
+ * worker (`npm run worker`): the payload codec from config (or a key derived from the
+ * data folder's secret on the embedded default), the Temporal connection (a cluster at
+ * TEMPORAL_ADDRESS, else the dev server started here), the analyser (OpenAI-compatible at
+ * LLM_URL, else the local extractive one) and the activities over the real adapters.
+ */
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Worker } from '@temporalio/worker';
+import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
+import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts';
+import { openCaseAnalyser } from './adapters/llm/open-case-analyser.ts';
+import { pdfText } from './adapters/pdf/pdf-text.ts';
+import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
+import { createAnalysisWorker } from './adapters/temporal/analysis-worker.ts';
+import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
+import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
+import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
+import type { CaseReader } from './application/cases/case-reader.ts';
+import type { Config } from './config.ts';
+import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from './ports/analysis-workflows.ts';
+import type { DocumentStorage } from './ports/document-storage.ts';
+import type { PayloadCodec } from '@temporalio/common';
+import { createAnalysisActivities } from '../workflows/activities/analysis-activities.ts';
+import { createTimelineActivities, timelineActivityTimeoutSeconds } from '../workflows/activities/timeline-activities.ts';
+import { EcourtsHttpPortal } from './adapters/court-portal/ecourts-http-portal.ts';
+import { TemporalTimelineWorkflows } from './adapters/temporal/timeline-workflows.ts';
+import { createTimelineWorker } from './adapters/temporal/timeline-worker.ts';
+import type { StoredRecords } from './application/timeline/stored-records.ts';
+import type { TimelineJobs } from './application/timeline/timeline-jobs.ts';
+import { CourtPortalUnavailableError, type CourtPortal } from './ports/court-portal.ts';
+import { unavailableTimelineWorkflows, type TimelineWorkflows } from './ports/timeline-workflows.ts';
+import type { Clock } from './ports/clock.ts';
+
+/** Per-attempt activity limit: long enough for a remote model on a long judgment. */
+const ACTIVITY_TIMEOUT_SECONDS = 120;
+const REMOTE_FETCH_TIMEOUT_MS = 30_000;
+const REMOTE_FETCH_MAX_BYTES = 50 * 1024 * 1024;
+
+export async function payloadCodecOf(config: Config): Promise<PayloadCodec> {
+  const keyring = config.TEMPORAL_CODEC_KEYS
+    ? parseCodecKeyring(config.TEMPORAL_CODEC_KEYS)
+    : await deriveDevKeyring(loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'temporal-codec-secret')));
+  return createPayloadCodec(keyring);
+}
+
+/** The allowlist of remote document hosts: the configured official domains plus the service's own storage host. */
+export function remoteFetchAllowlist(config: Config, publicBaseUrl: string): string[] {
+  return [...config.REMOTE_FETCH_ALLOWED_HOSTS, new URL(publicBaseUrl).host];
+}
+
+export interface WorkflowRuntime {
+  readonly workflows: AnalysisWorkflows;
+  readonly timelineWorkflows: TimelineWorkflows;
+  readonly uiUrl: string | null;
+  /** Starts the in-process worker, when this process runs one. */
+  startWorker(): void;
+  close(): Promise<void>;
+}
+
+export interface ActivityAdapters {
+  readonly runs: AnalysisRuns;
+  readonly cases: CaseReader;
+  readonly documents: DocumentStorage;
+  readonly allowlist: readonly string[];
+  /** The timeline jobs a live fetch's activities act on; without them this process runs no timeline worker. */
+  readonly timeline?: { readonly jobs: TimelineJobs; readonly records: StoredRecords; readonly clock: Clock };
+}
+
+/** Attempts of each live-fetch activity: a portal that fails or times out is retried with backoff (1, 2, 4, 8 s). */
+const TIMELINE_ATTEMPTS = 5;
+
+/** The court portal at COURT_PORTAL_URL; without one, a fetch admitted earlier fails (and is refunded) rather than hang. */
+function courtPortalOf(config: Config): CourtPortal {
+  if (config.COURT_PORTAL_URL) return new EcourtsHttpPortal({ url: config.COURT_PORTAL_URL, timeoutMs: config.COURT_PORTAL_TIMEOUT_MS });
+  const missing = () => Promise.reject(new CourtPortalUnavailableError('no court portal is configured (COURT_PORTAL_URL)'));
+  return { fetchCaseStatus: missing, fetchOrderDocument: missing };
+}
+
+export async function openWorkflowRuntime(
+  config: Config,
+  options: {
+    readonly logger: Logger;
+    readonly codec: PayloadCodec;
+    readonly codecEndpoint: string;
+    readonly runWorker: boolean;
+    readonly activities: () => ActivityAdapters;
+  },
+): Promise<WorkflowRuntime> {
+  const { logger } = options;
+  const dataConverter = dataConverterFor(options.codec);
+  let runtime: TemporalRuntime;
+  try {
+    runtime = await openTemporal({
+      address: config.TEMPORAL_ADDRESS,
+      namespace: config.TEMPORAL_NAMESPACE,
+      dataConverter,
+      devServer: {
+        dbFilename: join(config.DATA_DIR, 'temporal.sqlite'),
+        cliPath: config.TEMPORAL_CLI_PATH,
+        port: config.TEMPORAL_DEV_PORT,
+        uiPort: config.TEMPORAL_UI_PORT,
+        codecEndpoint: options.codecEndpoint,
+      },
+    });
+  } catch (err) {
+    logger.error({ err }, 'Temporal unavailable: analysis requests will answer 502 with nothing charged');
+    return {
+      workflows: unavailableAnalysisWorkflows,
+      timelineWorkflows: unavailableTimelineWorkflows,
+      uiUrl: null,
+      startWorker: () => undefined,
+      close: async () => undefined,
+    };
+  }
+  logger.info({ address: runtime.address, namespace: runtime.namespace, ui: runtime.uiUrl }, 'Temporal ready');
+  let worker: Worker | undefined;
+  let running: Promise<void> | undefined;
+  let timelineWorker: Worker | undefined;
+  let timelineRunning: Promise<void> | undefined;
+  const analyser = openCaseAnalyser(config);
+  return {
+    workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: ACTIVITY_TIMEOUT_SECONDS }),
+    timelineWorkflows: new TemporalTimelineWorkflows(runtime.client, {
+      activityTimeoutSeconds: timelineActivityTimeoutSeconds(config.COURT_PORTAL_TIMEOUT_MS),
+      maximumAttempts: TIMELINE_ATTEMPTS,
+    }),
+    uiUrl: runtime.uiUrl,
+    startWorker: () => {
+      if (!options.runWorker) return;
+      const adapters = options.activities();
+      const activities = createAnalysisActivities({
+        runs: adapters.runs,
+        cases: adapters.cases,
+        documents: adapters.documents,
+        analyser,
+        remote: new HttpRemoteDocuments({
+          allowlist: adapters.allowlist,
+          timeoutMs: REMOTE_FETCH_TIMEOUT_MS,
+          maxBytes: REMOTE_FETCH_MAX_BYTES,
+        }),
+        documentText: pdfText,
+        scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,
+      });
+      running = createAnalysisWorker(runtime, activities, { dataConverter, maxConcurrentActivities: config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY })
+        .then((created) => {
+          worker = created;
+          logger.info({ taskQueue: 'analysis', analyser: analyser.model }, 'analysis worker running');
+          return created.run();
+        })
+        .catch((err: unknown) => logger.error({ err }, 'analysis worker stopped'));
+      const timeline = adapters.timeline;
+      if (!timeline) return;
+      const timelineActivities = createTimelineActivities({
+        jobs: timeline.jobs,
+        records: timeline.records,
+        portal: courtPortalOf(config),
+        documents: adapters.documents,
+        clock: timeline.clock,
+      });
+      timelineRunning = createTimelineWorker(runtime, timelineActivities, { dataConverter })
+        .then((created) => {
+          timelineWorker = created;
+          logger.info({ taskQueue: 'timeline', portal: config.COURT_PORTAL_URL ? 'configured' : 'none' }, 'timeline worker running');
+          return created.run();
+        })
+        .catch((err: unknown) => logger.error({ err }, 'timeline worker stopped'));
+    },
+    close: async () => {
+      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+      if (timelineWorker && timelineWorker.getState() === 'RUNNING') timelineWorker.shutdown();
+      await running;
+      await timelineRunning;
+      await runtime.close();
+    },
+  };
+}

@@ -1,0 +1,98 @@
+/**
+ * GET /cases/:id/analysis: the stored analysis of a case (1 credit). Without one it
+ * answers hasAnalysis false with meta.note pointing to POST /cases/:id/analyze, plus the
+ * caller's latest run on the case (running, or failed with its charge given back), and is
+ * not charged: nothing was read. Free tier: 403 API_TIER_NOT_ALLOWED, not charged.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { billingAccountOf } from '../../../application/credits/credits-service.ts';
+import { describePrice, fixedPrice } from '../../../domain/credits/prices.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { charged, type ChargingDeps } from '../../charging.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { errorResponses } from '../../openapi-errors.ts';
+import { requireFeature } from '../../tier-gate.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
+import { CaseIdParam } from './get-case.ts';
+
+const LatestRun = z
+  .object({
+    runId: z.string(),
+    status: z.enum(['running', 'stored', 'failed']),
+    failure: z.string().nullable().openapi({ description: 'Why a failed run failed; its charge was given back.' }),
+  })
+  .nullable()
+  .openapi({ description: 'Your latest run on this case, if any.' });
+
+const Response = z
+  .object({
+    success: z.literal(true),
+    data: z.union([StoredAnalysisSchema, z.object({ caseId: z.string(), caseNumber: z.string(), hasAnalysis: z.literal(false) })]),
+    meta: z.object({
+      creditsCharged: z.number().int(),
+      latestRun: LatestRun,
+      note: z.string().optional().openapi({ description: 'Present when hasAnalysis is false: how to get one.' }),
+    }),
+  })
+  .openapi('CaseAnalysisRead');
+
+const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'get',
+    path: '/cases/{id}/analysis',
+    tags: ['Analysis'],
+    summary: 'The stored analysis of a case',
+    description: `Price: ${describePrice('analysisRead')} Charged only when an analysis is returned. Free tier: 403 API_TIER_NOT_ALLOWED, not charged. A research aid, not legal advice.`,
+    security: keyedSecurity,
+    middleware: [auth, gate] as const,
+    request: { params: CaseIdParam },
+    responses: {
+      200: { description: 'The stored analysis, or hasAnalysis false with a note.', content: { 'application/json': { schema: Response } } },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        'VALIDATION_ERROR',
+        'CASE_NOT_FOUND',
+        'CASE_RESTRICTED',
+        'API_TIER_NOT_ALLOWED',
+        'INSUFFICIENT_API_CREDITS',
+      ),
+    },
+  });
+
+export function registerGetCaseAnalysis(
+  app: App,
+  auth: MiddlewareHandler<AppEnv>,
+  deps: AnalysisRouteDeps & { readonly charging: ChargingDeps },
+): void {
+  app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl)), async (c) => {
+    const account = billingAccountOf(principalOf(c));
+    const lookup = await deps.cases.lookup(c.req.valid('param').id);
+    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
+    const view = lookup.found;
+    const latestRun = await deps.requests.latestRun(view.caseId, account);
+    const stored = await deps.requests.stored(view.caseId);
+    if (!stored) {
+      return c.json(
+        {
+          success: true as const,
+          data: { caseId: view.caseId, caseNumber: view.caseNumber, hasAnalysis: false as const },
+          meta: {
+            creditsCharged: 0,
+            latestRun,
+            note: `No analysis is stored for this case. Request one with POST ${deps.basePath}/cases/${encodeURIComponent(view.caseId)}/analyze, then read it here after 30 to 60 seconds.`,
+          },
+        },
+        200,
+      );
+    }
+    await charged(c, deps.charging, 'analysisRead', async () => undefined);
+    return c.json(
+      { success: true as const, data: storedAnalysisOf(view, stored), meta: { creditsCharged: fixedPrice('analysisRead'), latestRun } },
+      200,
+    );
+  });
+}

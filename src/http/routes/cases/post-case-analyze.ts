@@ -1,0 +1,179 @@
+/**
+ * POST /cases/:id/analyze: admits a background analysis of one case and answers 202 at
+ * once, 100 credits charged at admission (a failed run gives them back). A stored analysis
+ * is returned instead (alreadyExists, 1 credit) unless `force`. Checks run in the spec's
+ * order: the case, the remote-fetch allowlist (whatever the tier or balance), the tier,
+ * the readable source (a case with no text and no stored document is refused up front),
+ * then the concurrency cap and the balance inside the admitting transaction.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
+import { billingAccountOf } from '../../../application/credits/credits-service.ts';
+import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { insufficientCredits } from '../../charging.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { errorResponses } from '../../openapi-errors.ts';
+import { tierNotAllowed } from '../../tier-gate.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { analysisRefusal, StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
+import { CaseIdParam } from './get-case.ts';
+
+const Body = z
+  .object({
+    force: z.boolean().optional().openapi({ description: 'Default false. True re-runs the model even when an analysis is stored.' }),
+    allowRemoteFetch: z.boolean().optional().openapi({
+      description:
+        'Default false. When the document is not stored, fetch it from the court’s own site (allow-listed official domains only); +20 credits only if a fetch happened.',
+    }),
+  })
+  .openapi('AnalyzeRequest');
+
+const Accepted = z
+  .object({
+    success: z.literal(true),
+    data: z.object({
+      caseId: z.string(),
+      caseNumber: z.string(),
+      runId: z
+        .string()
+        .openapi({ description: 'The run, also its workflow id: analysis-<caseId>-<n>.', example: 'analysis-sc-inabs-5861-1' }),
+      status: z.literal('running'),
+      hasAnalysis: z
+        .boolean()
+        .openapi({ description: 'Whether an earlier analysis is stored (a forced re-run replaces it when it completes).' }),
+      alreadyExists: z.literal(false),
+      resultUrl: z.string().openapi({ description: 'Where to collect the result, after 30 to 60 seconds.' }),
+    }),
+    meta: z.object({
+      creditsCharged: z.number().int().openapi({ description: 'Charged at admission; given back if the run fails.' }),
+      remoteFetchHeld: z
+        .number()
+        .int()
+        .openapi({ description: 'Held for a remote fetch: charged only if the fetch happens, else released.' }),
+      retryAfterSeconds: z.number().int(),
+    }),
+  })
+  .openapi('AnalyzeAccepted');
+
+const Existing = z
+  .object({
+    success: z.literal(true),
+    data: StoredAnalysisSchema.extend({ alreadyExists: z.literal(true) }),
+    meta: z.object({ creditsCharged: z.number().int() }),
+  })
+  .openapi('AnalyzeAlreadyExists');
+
+const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'post',
+    path: '/cases/{id}/analyze',
+    tags: ['Analysis'],
+    summary: 'Analyse one case in the background',
+    description: `Price: ${describePrice('analyze')} Charged at admission and given back if the run fails. Free tier: 403 API_TIER_NOT_ALLOWED. Collect the result with GET /cases/:id/analysis. The analysis is a research aid, not legal advice.`,
+    security: keyedSecurity,
+    middleware: [auth, idempotency] as const,
+    request: {
+      params: CaseIdParam,
+      body: { required: false, content: { 'application/json': { schema: Body } } },
+      headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
+    },
+    responses: {
+      200: {
+        description: 'A stored analysis (alreadyExists true), at the cache-hit price.',
+        content: { 'application/json': { schema: Existing } },
+      },
+      202: {
+        description: 'Admitted: the run is in progress.',
+        headers: { 'Retry-After': { schema: { type: 'string' }, description: 'Seconds until the result is worth collecting.' } },
+        content: { 'application/json': { schema: Accepted } },
+      },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        'VALIDATION_ERROR',
+        'MALFORMED_JSON',
+        'CASE_NOT_FOUND',
+        'CASE_RESTRICTED',
+        'PDF_NOT_STORED',
+        'REMOTE_FETCH_NOT_ALLOWED',
+        'API_TIER_NOT_ALLOWED',
+        'CONCURRENT_ANALYSIS_LIMIT',
+        'INSUFFICIENT_API_CREDITS',
+        'IDEMPOTENCY_KEY_INVALID',
+        'IDEMPOTENCY_KEY_REUSED',
+        'IDEMPOTENCY_IN_PROGRESS',
+      ),
+    },
+  });
+
+export function registerPostCaseAnalyze(
+  app: App,
+  auth: MiddlewareHandler<AppEnv>,
+  idempotency: MiddlewareHandler<AppEnv>,
+  deps: AnalysisRouteDeps,
+): void {
+  app.openapi(route(auth, idempotency), async (c) => {
+    const principal = principalOf(c);
+    const account = billingAccountOf(principal);
+    const body = (await c.req.text()).trim() === '' ? {} : c.req.valid('json');
+    const lookup = await deps.cases.lookup(c.req.valid('param').id);
+    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
+    const view = lookup.found;
+    const result = await deps.requests.requestSingle({
+      view,
+      accountId: account,
+      requestId: c.get('requestId'),
+      force: body.force ?? false,
+      allowRemoteFetch: body.allowRemoteFetch ?? false,
+      concurrencyCap: principal.limits.concurrentAnalyses,
+      entitled: () => {
+        if (!TIER_FEATURES[principal.tier].aiAnalysis) throw tierNotAllowed('AI analysis', deps.upgradeUrl);
+      },
+    });
+    if (result.outcome === 'refused') {
+      const refusal = result.refusal;
+      if (refusal.tag === 'InsufficientCredits') throw insufficientCredits(refusal.required, refusal.balance, deps.topUpUrl);
+      throw analysisRefusal(refusal);
+    }
+    if (result.outcome === 'cache-hit') {
+      const price = PRICES.analyze.cacheHit;
+      c.set('creditsDeducted', price);
+      c.header('X-Credits-Charged', String(price));
+      c.header('X-Credits-Remaining', String(result.balance));
+      return c.json(
+        {
+          success: true as const,
+          data: { ...storedAnalysisOf(view, result.stored), alreadyExists: true as const },
+          meta: { creditsCharged: price },
+        },
+        200,
+      );
+    }
+    const hasAnalysis = (await deps.requests.stored(view.caseId)) !== null;
+    const charged = PRICES.analyze.credits;
+    c.set('creditsDeducted', charged);
+    c.header('X-Credits-Charged', String(charged));
+    c.header('X-Credits-Remaining', String(result.balance));
+    c.header('Retry-After', '30');
+    c.header('Location', `${deps.basePath}/cases/${encodeURIComponent(view.caseId)}/analysis`);
+    return c.json(
+      {
+        success: true as const,
+        data: {
+          caseId: view.caseId,
+          caseNumber: view.caseNumber,
+          runId: result.runId,
+          status: 'running' as const,
+          hasAnalysis,
+          alreadyExists: false as const,
+          resultUrl: `${deps.basePath}/cases/${encodeURIComponent(view.caseId)}/analysis`,
+        },
+        meta: { creditsCharged: charged, remoteFetchHeld: result.remoteFetchHeld ? PRICES.analyze.remoteFetch : 0, retryAfterSeconds: 30 },
+      },
+      202,
+    );
+  });
+}

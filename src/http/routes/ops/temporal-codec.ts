@@ -1,0 +1,122 @@
+/**
+ * The codec server Temporal's Web UI and CLI call to show encrypted workflow payloads:
+ * POST /ops/temporal-codec/decode and /encode, each taking and answering `{ payloads }` in
+ * protobuf JSON (every metadata value and the data base64). Decoded payloads hold the
+ * personal data the payload codec keeps from Temporal, so the routes exist only when an
+ * admin token is configured and every call must carry it as a bearer token, as on the
+ * admin API. CORS admits the configured Web UI origins only. Clients send X-Namespace;
+ * one keyring serves every namespace, so it is allowed but not read. A payload that
+ * cannot be opened (unknown key id, altered ciphertext) is a 400, as the protocol asks.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import { cors } from 'hono/cors';
+import { PayloadCodecError } from '../../../adapters/temporal/payload-codec.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { requireAdminToken } from '../admin/require-admin-token.ts';
+
+export const TEMPORAL_CODEC_PATH = '/ops/temporal-codec';
+
+export interface TemporalCodecDeps {
+  /** ADMIN_TOKEN; undefined leaves the codec endpoint unregistered (404). */
+  readonly adminToken: string | undefined;
+  readonly codec: PayloadCodec;
+  /** Origins of the Temporal Web UI allowed to call from a browser (TEMPORAL_UI_ORIGIN). */
+  readonly uiOrigins: readonly string[];
+}
+
+const Base64 = z
+  .string()
+  .max(4 * 1024 * 1024)
+  .regex(/^[A-Za-z0-9+/]*={0,2}$/, 'must be standard base64')
+  .refine((s) => s.length % 4 === 0, 'must be standard base64 (padded)');
+
+const PayloadJson = z
+  .object({
+    metadata: z
+      .record(z.string(), Base64)
+      .optional()
+      .openapi({ description: 'Metadata values, each base64.', example: { encoding: 'YmluYXJ5L2VuY3J5cHRlZA==' } }),
+    data: Base64.optional().openapi({ description: 'The payload bytes, base64.' }),
+  })
+  .openapi('TemporalPayload');
+
+const Payloads = z
+  .object({ payloads: z.array(PayloadJson).max(1000) })
+  .openapi('TemporalPayloads', { description: 'temporal.api.common.v1.Payloads as protobuf JSON.' });
+
+const ADMIN_SECURITY = [{ AdminToken: [] }];
+
+function codecRoute(operation: 'encode' | 'decode') {
+  return createRoute({
+    method: 'post',
+    path: `${TEMPORAL_CODEC_PATH}/${operation}`,
+    tags: ['Ops'],
+    summary:
+      operation === 'decode' ? 'Decrypt Temporal payloads for the Web UI and CLI' : 'Encrypt Temporal payloads for the Web UI and CLI',
+    security: ADMIN_SECURITY,
+    request: {
+      headers: z.object({ 'x-namespace': z.string().optional().openapi({ description: 'Sent by Temporal clients; not read.' }) }),
+      body: { content: { 'application/json': { schema: Payloads } }, required: true },
+    },
+    responses: {
+      200: { description: `The payloads, ${operation}d, in the same order.`, content: { 'application/json': { schema: Payloads } } },
+      ...errorResponses('ADMIN_UNAUTHORIZED', ...BODY_ERRORS),
+    },
+  });
+}
+
+function toBase64(bytes: Uint8Array): string {
+  let binary = '';
+  // Chunked: spreading a large array into fromCharCode would overflow the call stack.
+  for (let i = 0; i < bytes.length; i += 0x8000) binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(binary);
+}
+
+function fromBase64(text: string): Uint8Array {
+  return Uint8Array.from(atob(text), (ch) => ch.charCodeAt(0));
+}
+
+type PayloadBody = z.infer<typeof PayloadJson>;
+
+function fromJson(payload: PayloadBody): Payload {
+  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, fromBase64(value)]));
+  return { metadata, data: fromBase64(payload.data ?? '') };
+}
+
+function toJson(payload: Payload): { metadata: Record<string, string>; data: string } {
+  const metadata = Object.fromEntries(Object.entries(payload.metadata ?? {}).map(([name, value]) => [name, toBase64(value)]));
+  return { metadata, data: toBase64(payload.data ?? new Uint8Array()) };
+}
+
+async function convert(codec: PayloadCodec, operation: 'encode' | 'decode', payloads: PayloadBody[]) {
+  try {
+    const converted = await codec[operation](payloads.map(fromJson));
+    return { payloads: converted.map(toJson) };
+  } catch (error) {
+    if (!(error instanceof PayloadCodecError)) throw error;
+    const detail = `payloads: ${error.message}`;
+    throw new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${detail}`, details: [detail] });
+  }
+}
+
+export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void {
+  if (deps.adminToken === undefined) return;
+  root.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' });
+  // CORS first: a preflight carries no Authorization and must be answered before the gate.
+  root.use(
+    `${TEMPORAL_CODEC_PATH}/*`,
+    cors({
+      origin: [...deps.uiOrigins],
+      allowMethods: ['POST'],
+      allowHeaders: ['Content-Type', 'X-Namespace', 'Authorization'],
+      maxAge: 600,
+    }),
+  );
+  root.use(`${TEMPORAL_CODEC_PATH}/*`, requireAdminToken(deps.adminToken));
+  for (const operation of ['encode', 'decode'] as const) {
+    root.openapi(codecRoute(operation), async (c) => c.json(await convert(deps.codec, operation, c.req.valid('json').payloads), 200));
+  }
+}

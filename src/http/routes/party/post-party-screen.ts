@@ -1,0 +1,103 @@
+/**
+ * POST /party/screen: one litigation check. The body is parsed strictly (an unknown field
+ * is a 400); adjudication on the Free tier is refused before any work (API_TIER_NOT_ALLOWED
+ * with an upgradeUrl). The application layer applies the screening rate limit, reserves
+ * the worst case, takes the monthly and distinct-names allowances, screens and settles;
+ * this file maps its outcome to the report or to the error table. The response never
+ * repeats the name, aliases, identifiers, address or known persons that were sent.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
+import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
+import { describePrice, worstCase } from '../../../domain/credits/prices.ts';
+import { ApiError } from '../../api-error.ts';
+import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { tierNotAllowed } from '../../tier-gate.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import type { PartyRouteDeps } from './index.ts';
+import { refusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
+
+const Response = z
+  .object({
+    success: z.literal(true),
+    data: ScreeningReportSchema,
+    meta: z.object({
+      purpose: z.string(),
+      entityType: z.enum(['person', 'company']),
+      displayThreshold: z.number(),
+      creditsCharged: z.number().int(),
+      responseTimeMs: z.number().int(),
+    }),
+  })
+  .openapi('PartyScreenResponse');
+
+const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
+  createRoute({
+    method: 'post',
+    path: '/party/screen',
+    tags: ['Litigation check'],
+    summary: 'Screen one person or company against the court records',
+    description: `Price: ${describePrice('partyScreen')} The worst case (${worstCase({ endpoint: 'partyScreen', adjudicate: false })}, or ${worstCase({ endpoint: 'partyScreen', adjudicate: true })} with adjudicate) is reserved first; nothing is charged on any error. A genuine no match is the verdict no_matches_found (an exhaustive retrieval with no since filter and no withheld record); an inconclusive no match costs nothing. Limits: the tier's screening requests per minute, distinct screened names per minute and per day (names already screened today are free), litigation checks per month (Free 10).`,
+    security: keyedSecurity,
+    middleware: [auth, idempotency] as const,
+    request: {
+      body: { required: true, content: { 'application/json': { schema: ScreenBody } } },
+      headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
+    },
+    responses: {
+      200: { description: 'The report: matches, summary and coverage.', content: { 'application/json': { schema: Response } } },
+      ...errorResponses(
+        ...KEYED_ERRORS,
+        ...BODY_ERRORS,
+        'API_TIER_NOT_ALLOWED',
+        'PARTY_SCREEN_LIMIT_REACHED',
+        'DISTINCT_NAMES_LIMIT_REACHED',
+        'INSUFFICIENT_API_CREDITS',
+        'PARTY_SCREEN_SEARCH_DEGRADED',
+        'IDEMPOTENCY_KEY_INVALID',
+        'IDEMPOTENCY_KEY_REUSED',
+        'IDEMPOTENCY_IN_PROGRESS',
+      ),
+    },
+  });
+
+export function registerPostPartyScreen(
+  app: App,
+  auth: MiddlewareHandler<AppEnv>,
+  idempotency: MiddlewareHandler<AppEnv>,
+  deps: PartyRouteDeps,
+): void {
+  app.openapi(route(auth, idempotency), async (c) => {
+    const started = performance.now();
+    const principal = principalOf(c);
+    const body = c.req.valid('json');
+    const adjudicate = body.adjudicate ?? false;
+    if (adjudicate && !TIER_FEATURES[principal.tier].adjudication) throw tierNotAllowed('Adjudication', deps.upgradeUrl);
+    const built = screeningRequestOf(body, { adjudicate, limits: principal.limits });
+    if (!built.ok)
+      throw new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${built.problems.join('; ')}`, details: built.problems });
+    const now = deps.clock.now();
+    const outcome = await deps.checks.single({ principal, requestId: c.get('requestId'), purpose: body.purpose }, built.request, now);
+    if (!outcome.ok) throw refusalError(outcome.refusal, deps.topUpUrl, now);
+    c.set('creditsDeducted', outcome.charged);
+    c.header('X-Credits-Charged', String(outcome.charged));
+    c.header('X-Credits-Remaining', String(outcome.balance));
+    return c.json(
+      {
+        success: true as const,
+        data: reportView(outcome.report),
+        meta: {
+          purpose: body.purpose,
+          entityType: body.entityType,
+          displayThreshold: built.request.displayThreshold,
+          creditsCharged: outcome.charged,
+          responseTimeMs: Math.round(performance.now() - started),
+        },
+      },
+      200,
+    );
+  });
+}

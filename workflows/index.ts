@@ -1,0 +1,3 @@
+/** Every workflow type the worker registers (its workflowsPath bundle starts here). */
+export { analyseCase, analyseConsolidated } from './analysis.ts';
+export { fetchCaseTimeline } from './timeline.ts';

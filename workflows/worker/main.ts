@@ -1,0 +1,60 @@
+/**
+ * The standalone worker entry point (`npm run worker`): runs the analysis workflows and
+ * activities apart from the API, against the same PostgreSQL (DATABASE_URL; PGlite lives
+ * inside one process, so a separate worker needs a real database), the same document
+ * storage and the same Temporal cluster (TEMPORAL_ADDRESS, else the dev server an API
+ * process on this machine started). SIGINT/SIGTERM drain the worker and exit.
+ */
+import pino from 'pino';
+import { CaseReader } from '../../src/application/cases/case-reader.ts';
+import { AnalysisRuns } from '../../src/application/analysis/analysis-runs.ts';
+import { CreditsService } from '../../src/application/credits/credits-service.ts';
+import { openDocumentStorage } from '../../src/adapters/storage/open-document-storage.ts';
+import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from '../../src/compose-workflows.ts';
+import { loadConfig, publicBaseUrl } from '../../src/config.ts';
+import { openDatabase } from '../../src/db/open.ts';
+import { randomIds, systemClock } from '../../src/ports/clock.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
+
+const config = loadConfig(process.env);
+const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
+if (!config.DATABASE_URL) {
+  logger.fatal('DATABASE_URL is required: a worker apart from the API needs a database both processes can reach');
+  process.exit(2);
+}
+const database = await openDatabase(config);
+const store = eventStoreOf(database.db);
+const credits = new CreditsService({ db: database.db, store, clock: systemClock, ids: randomIds });
+const runs = new AnalysisRuns({ db: database.db, store, credits, clock: systemClock });
+const baseUrl = publicBaseUrl(config);
+const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: baseUrl }, systemClock);
+const runtime = await openWorkflowRuntime(
+  { ...config, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${String(config.TEMPORAL_DEV_PORT)}` },
+  {
+    logger,
+    codec: await payloadCodecOf(config),
+    codecEndpoint: new URL('/ops/temporal-codec', baseUrl).toString(),
+    runWorker: true,
+    activities: () => ({
+      runs,
+      cases: new CaseReader(database.db),
+      documents: documents.storage,
+      allowlist: remoteFetchAllowlist(config, baseUrl),
+    }),
+  },
+);
+if (!runtime.workflows.available) {
+  await database.close();
+  process.exit(1);
+}
+runtime.startWorker();
+
+async function stop(signal: string): Promise<void> {
+  logger.info({ signal }, 'worker draining');
+  await runtime.close();
+  documents.close();
+  await database.close();
+  process.exit(0);
+}
+process.once('SIGINT', () => void stop('SIGINT'));
+process.once('SIGTERM', () => void stop('SIGTERM'));
