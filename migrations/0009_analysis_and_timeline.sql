@@ -8,7 +8,7 @@ CREATE TABLE "analysis_runs" (
 	"payment_id" text NOT NULL,
 	"price" bigint NOT NULL,
 	"allow_remote_fetch" boolean NOT NULL,
-	"remote_fetch_hold_id" text,
+	"remote_fetch_planned" boolean DEFAULT false NOT NULL,
 	"remote_fetched" boolean DEFAULT false NOT NULL,
 	"request_id" text NOT NULL,
 	"workflow_started" boolean DEFAULT false NOT NULL,

@@ -13,7 +13,7 @@ import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts'
 import { openCaseAnalyser } from './adapters/llm/open-case-analyser.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
 import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
-import { createAnalysisWorker } from './adapters/temporal/analysis-worker.ts';
+import { bundleWorkflows, createAnalysisWorker } from './adapters/temporal/analysis-worker.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
 import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
@@ -143,7 +143,15 @@ export async function openWorkflowRuntime(
         documentText: pdfText,
         scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,
       });
-      running = createAnalysisWorker(runtime, activities, { dataConverter, maxConcurrentActivities: config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY })
+      const bundle = bundleWorkflows();
+      running = bundle
+        .then((code) =>
+          createAnalysisWorker(runtime, activities, {
+            dataConverter,
+            bundle: code,
+            maxConcurrentActivities: config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY,
+          }),
+        )
         .then((created) => {
           worker = created;
           logger.info({ taskQueue: 'analysis', analyser: analyser.model }, 'analysis worker running');
@@ -159,7 +167,8 @@ export async function openWorkflowRuntime(
         documents: adapters.documents,
         clock: timeline.clock,
       });
-      timelineRunning = createTimelineWorker(runtime, timelineActivities, { dataConverter })
+      timelineRunning = bundle
+        .then((code) => createTimelineWorker(runtime, timelineActivities, { dataConverter, bundle: code }))
         .then((created) => {
           timelineWorker = created;
           logger.info({ taskQueue: 'timeline', portal: config.COURT_PORTAL_URL ? 'configured' : 'none' }, 'timeline worker running');

@@ -25,7 +25,7 @@ export interface Database {
   creditLots: InferSelectModel<typeof schema.creditLots>;
   searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
   caseChunks: InferSelectModel<typeof schema.caseChunks>;
-  analysisRuns: WithDefaults<InferSelectModel<typeof schema.analysisRuns>, 'remoteFetched' | 'workflowStarted'>;
+  analysisRuns: WithDefaults<InferSelectModel<typeof schema.analysisRuns>, 'remoteFetched' | 'workflowStarted' | 'remoteFetchPlanned'>;
   caseAnalyses: InferSelectModel<typeof schema.caseAnalyses>;
   consolidatedAnalyses: InferSelectModel<typeof schema.consolidatedAnalyses>;
   timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;

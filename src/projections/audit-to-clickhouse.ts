@@ -28,6 +28,8 @@ export function auditToClickHouse(store: AnalyticsStore): AsyncProjection {
           credits_deducted: d.creditsDeducted,
           client_address: d.clientAddress,
           user_agent: d.userAgent,
+          // JSON of the route's non-personal detail; '' when the route attached none.
+          detail: d.detail === undefined ? '' : JSON.stringify(d.detail),
         };
       });
       const first = events[0];

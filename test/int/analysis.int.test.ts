@@ -16,6 +16,7 @@ import { LocalExtractiveAnalyser } from '../../src/adapters/llm/local-extractive
 import { pdfText } from '../../src/adapters/pdf/pdf-text.ts';
 import { renderJudgmentPdf } from '../../src/adapters/pdf/render-judgment-pdf.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
 import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
 import { mapIk50Row } from '../../src/corpus/sources/sc-ik50.ts';
@@ -338,7 +339,8 @@ for (const factory of databases)
       const before = await balance();
       const admitted = await call(fixture.keys.active, 'POST', `/cases/${dtcCaseId}/analyze`, { allowRemoteFetch: true });
       assert.equal(admitted.res.status, 202, JSON.stringify(admitted.body));
-      assert.equal((admitted.body.meta as Json).remoteFetchHeld, 20);
+      assert.equal((admitted.body.meta as Json).remoteFetch, true);
+      assert.equal((admitted.body.meta as Json).creditsCharged, 120);
       assert.equal(await runEnded(`analysis-${dtcCaseId}-1`), 'stored');
       assert.equal(before - (await balance()), 120);
       assert.ok(site.requests.includes(`/${DTC_PATH}`));
@@ -416,6 +418,12 @@ for (const factory of databases)
       const second = await costOf(() => call(fixture.keys.active, 'POST', '/cases/sc-inabs-5861/analyze-consolidated', {}));
       assert.equal(second.charged, 1);
       assert.equal((second.value.body.data as Json).alreadyExists, true);
+    });
+
+    it('reconciles: every run charge is tied to its audited request, refunds included, and the read models equal the ledger', async () => {
+      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      assert.deepEqual(report.differences, []);
+      assert.ok(report.checked.chargedRequests > 10);
     });
 
     it('replays an analyze call with the same Idempotency-Key without a second charge or run', async () => {

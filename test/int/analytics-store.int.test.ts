@@ -68,6 +68,7 @@ interface AuditRow {
   credits_deducted: number;
   client_address: string;
   user_agent: string;
+  detail: string;
 }
 
 function auditEvent(eventId: string, overrides: Partial<Record<keyof AuditRow, unknown>> = {}): Record<string, unknown> {
@@ -85,6 +86,7 @@ function auditEvent(eventId: string, overrides: Partial<Record<keyof AuditRow, u
     credits_deducted: 1,
     client_address: '203.0.113.7',
     user_agent: 'curl/8.5.0',
+    detail: '',
     ...overrides,
   };
 }
@@ -105,7 +107,7 @@ for (const backend of backends) {
 
     before(async () => {
       ({ store, dispose } = await backend.open());
-      assert.deepEqual(await migrateAnalytics(store), { applied: ['0001_usage_audit'], alreadyApplied: 0 });
+      assert.deepEqual(await migrateAnalytics(store), { applied: ['0001_usage_audit', '0002_audit_detail'], alreadyApplied: 0 });
     });
 
     after(async () => {
@@ -114,9 +116,9 @@ for (const backend of backends) {
     });
 
     it('applies nothing when migrated a second time', async () => {
-      assert.deepEqual(await migrateAnalytics(store), { applied: [], alreadyApplied: 1 });
+      assert.deepEqual(await migrateAnalytics(store), { applied: [], alreadyApplied: 2 });
       const recorded = await store.query<{ n: string }>('SELECT count() AS n FROM schema_migrations FINAL');
-      assert.deepEqual(recorded, [{ n: '1' }]);
+      assert.deepEqual(recorded, [{ n: '2' }]);
       await store.ping();
     });
 

@@ -27,7 +27,7 @@ for (const factory of databases) {
       test = buildTestApp({ db: database.db, clock });
       await test.application.invalidator.poll();
       fixture = await createAccessFixture(test.application.accounts, clock);
-      test.app.post(`${BASE}/request-timeline`, requireApiKey(test.gate), idempotent(test.application.idempotency), async (c) => {
+      test.app.put(`${BASE}/request-timeline`, requireApiKey(test.gate), idempotent(test.application.idempotency), async (c) => {
         runs += 1;
         await gate;
         const body = await c.req.json<{ fail?: boolean; caseNumber?: string }>();
@@ -39,7 +39,7 @@ for (const factory of databases) {
 
     const post = (key: string | undefined, body: unknown, apiKey = fixture.keys.active) =>
       test.app.request(`${BASE}/request-timeline`, {
-        method: 'POST',
+        method: 'PUT',
         headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json', ...(key === undefined ? {} : { 'Idempotency-Key': key }) },
         body: typeof body === 'string' ? body : JSON.stringify(body),
       });

@@ -16,7 +16,10 @@ import { openPglite } from '../../src/db/open.ts';
 import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { PartySearchIndex } from '../../src/ports/search-index.ts';
 import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
-import { TEST_UPGRADE_URL } from '../support/app.ts';
+import { auditToClickHouse } from '../../src/projections/audit-to-clickhouse.ts';
+import { ProjectorRunner } from '../../src/projections/projector.ts';
+import { openTestAnalytics } from '../support/analytics.ts';
+import { BASE, buildTestApp, TEST_UPGRADE_URL } from '../support/app.ts';
 import { databases } from '../support/databases.ts';
 import { securityMatrix } from '../support/security-matrix.ts';
 import {
@@ -46,6 +49,11 @@ interface Report {
 }
 
 const reportOf = (body: Json): Report => body.data as Report;
+
+// One embedded ClickHouse for the file, shared by both databases: chdb binds one data folder per process.
+let analytics: ReturnType<typeof openTestAnalytics> | undefined;
+const sharedAnalytics = async () => (await (analytics ??= openTestAnalytics())).store;
+after(async () => (analytics ? (await analytics).close() : undefined));
 
 for (const factory of databases)
   describe(`POST /party/screen on ${factory.name}`, { timeout: 600_000 }, () => {
@@ -454,16 +462,27 @@ for (const factory of databases)
     });
 
     describe('privacy', () => {
+      const sent = {
+        name: 'Ozymandias Quillfeather Brightwater',
+        aliases: ['Ozzy Brightwater Quill'],
+        identifiers: { pan: 'AAPPV8261K', gstin: '29AAGCB7383J1Z4' },
+        address: { city: 'Xanaduville', state: 'Karnataka', stateCode: 'KA' },
+        knownPersons: ['Peregrine Thistlewood'],
+      };
+      const secrets = ['Ozymandias', 'Brightwater', 'AAPPV8261K', '29AAGCB7383J1Z4', 'Xanaduville', 'Thistlewood'];
+      /** What the audit row of a single check sent as `sent` with this purpose must carry, and nothing more. */
+      const detailOf = (purpose: string) => ({
+        purpose,
+        entityType: 'person',
+        nameLength: sent.name.length,
+        aliasCount: 1,
+        identifierCount: 2,
+        knownPersonCount: 1,
+        addressGiven: true,
+      });
+
       it('the name, aliases, identifiers, address and known persons never reach the logs, audit rows or events', async () => {
         const u = await fresh('privacy');
-        const sent = {
-          name: 'Ozymandias Quillfeather Brightwater',
-          aliases: ['Ozzy Brightwater Quill'],
-          identifiers: { pan: 'AAPPV8261K', gstin: '29AAGCB7383J1Z4' },
-          address: { city: 'Xanaduville', state: 'Karnataka', stateCode: 'KA' },
-          knownPersons: ['Peregrine Thistlewood'],
-        };
-        const secrets = ['Ozymandias', 'Brightwater', 'AAPPV8261K', '29AAGCB7383J1Z4', 'Xanaduville', 'Thistlewood'];
         const calls = [
           await screen({ ...sent, entityType: 'person', purpose: 'compliance', adjudicate: true }, u.key, {
             'Idempotency-Key': 'privacy-1',
@@ -510,6 +529,79 @@ for (const factory of databases)
           assert.ok(!logs.includes(s), `logs hold ${s}`);
           assert.ok(!stored.includes(s), `events hold ${s}`);
         }
+        // The audit events of the two answered calls carry the purpose and the counts.
+        const mine = events
+          .filter((e) => e.type === 'ApiRequestRecorded')
+          .map((e) => e.data as Json)
+          .filter((d) => d.userId === u.userId && d.status === 200);
+        assert.deepEqual(
+          mine.map((d) => d.detail),
+          [detailOf('compliance'), detailOf('compliance')],
+        );
+      });
+
+      it("the audit trail in ClickHouse carries purpose and counts, shown in GET /audit on the caller's own calls only, and no name", async () => {
+        const { fixture } = w;
+        const batch = await post(w.t, fixture.keys.member, '/party/screen/batch', {
+          purpose: 'bgv',
+          entityType: 'person',
+          items: [
+            { clientRef: 'a', ...sent },
+            { clientRef: 'b', name: sent.knownPersons[0], entityType: 'company' },
+            { clientRef: 'c', name: 'x' },
+          ],
+        });
+        assert.equal(batch.res.status, 200, JSON.stringify(batch.body));
+        const single = await screen({ ...sent, entityType: 'person', purpose: 'bgv' }, fixture.keys.member);
+        assert.equal(single.res.status, 200);
+        const store = await sharedAnalytics();
+        await new ProjectorRunner(w.database.db, auditToClickHouse(store), { now: () => w.clock.now() }).catchUp();
+
+        const rows = await store.query<Json & { endpoint: string; detail: string; user_id: string }>('SELECT * FROM audit_events FINAL');
+        const stored = JSON.stringify(rows);
+        for (const s of secrets) assert.ok(!stored.includes(s), `ClickHouse holds ${s}`);
+        const memberRows = rows.filter((r) => r.user_id === fixture.users.member);
+        assert.deepEqual(
+          memberRows.filter((r) => r.endpoint === '/party/screen').map((r) => JSON.parse(r.detail) as unknown),
+          [detailOf('bgv')],
+        );
+        assert.deepEqual(
+          memberRows.filter((r) => r.endpoint === '/party/screen/batch').map((r) => JSON.parse(r.detail) as unknown),
+          [
+            {
+              purpose: 'bgv',
+              entityType: 'person',
+              itemCount: 3,
+              invalidItemCount: 1,
+              personCount: 1,
+              companyCount: 1,
+              aliasCount: 1,
+              identifierCount: 2,
+              knownPersonCount: 1,
+            },
+          ],
+        );
+
+        const withAudit = buildTestApp({ db: w.database.db, clock: w.clock, index: w.index, analytics: store });
+        const auditOf = async (key: string) => {
+          const res = await withAudit.app.request(`${BASE}/audit?userId=${fixture.users.member}&limit=200`, {
+            headers: { 'X-API-Key': key },
+          });
+          assert.equal(res.status, 200);
+          const body = (await res.json()) as { data: { rows: { endpoint: string; detail: Json | null }[] } };
+          return body.data.rows.filter((r) => r.endpoint.startsWith('/party/screen'));
+        };
+        const own = await auditOf(fixture.keys.member);
+        assert.equal(own.length, 2);
+        assert.deepEqual(own.map((r) => r.detail?.purpose).sort(), ['bgv', 'bgv']);
+        // The organisation's admin sees the member's calls, not why they were made.
+        const seenByAdmin = await auditOf(fixture.keys.active);
+        assert.equal(seenByAdmin.length, 2);
+        assert.deepEqual(
+          seenByAdmin.map((r) => r.detail),
+          [null, null],
+        );
+        for (const s of secrets) assert.ok(!JSON.stringify(own).includes(s), `GET /audit shows ${s}`);
       });
     });
 

@@ -9,8 +9,8 @@ import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
 import { delimiter, join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
-import { bundleWorkflowCode, type Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createAnalysisWorker, WORKFLOWS_PATH } from '../../src/adapters/temporal/analysis-worker.ts';
+import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflows, createAnalysisWorker } from '../../src/adapters/temporal/analysis-worker.ts';
 import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring } from '../../src/adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
@@ -39,17 +39,7 @@ export const NO_TEMPORAL_CLI = 'no Temporal CLI (set TEMPORAL_CLI_PATH or pip in
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
-  bundle ??= bundleWorkflowCode({
-    workflowsPath: WORKFLOWS_PATH,
-    logger: {
-      log: () => undefined,
-      trace: () => undefined,
-      debug: () => undefined,
-      info: () => undefined,
-      warn: () => undefined,
-      error: () => undefined,
-    },
-  });
+  bundle ??= bundleWorkflows();
   return bundle;
 }
 

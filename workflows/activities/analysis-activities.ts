@@ -64,16 +64,18 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
     const source = await deps.cases.sourceOf(run.caseId);
     const path = source?.documentLinks[0];
     if (!path) throw ApplicationFailure.nonRetryable(`case ${run.caseId} links to no document`, 'NoReadableSource');
+    const url = documentUrl(deps.scDocumentsBaseUrl, path);
+    let bytes: Uint8Array;
     try {
-      const bytes = await deps.remote.fetchPdf(documentUrl(deps.scDocumentsBaseUrl, path), Context.current().cancellationSignal);
-      await deps.documents.put(judgmentKey(run.caseId), bytes, 'application/pdf');
+      bytes = await deps.remote.fetchPdf(url, Context.current().cancellationSignal);
     } catch (error) {
       if (error instanceof RemoteFetchRefusedError) throw ApplicationFailure.nonRetryable(error.message, 'RemoteFetchRefused');
       if (error instanceof RemoteFetchFailedError && error.permanent)
         throw ApplicationFailure.nonRetryable(error.message, 'RemoteFetchPermanent');
       throw error;
     }
-    await deps.runs.recordRemoteFetch(run.runId);
+    await deps.documents.put(judgmentKey(run.caseId), bytes, 'application/pdf');
+    await deps.runs.recordRemoteFetch(run.runId, { url, bytes: bytes.byteLength });
   }
 
   return {

@@ -8,6 +8,8 @@
 import pino from 'pino';
 import { CaseReader } from '../../src/application/cases/case-reader.ts';
 import { AnalysisRuns } from '../../src/application/analysis/analysis-runs.ts';
+import { StoredRecords } from '../../src/application/timeline/stored-records.ts';
+import { TimelineJobs } from '../../src/application/timeline/timeline-jobs.ts';
 import { CreditsService } from '../../src/application/credits/credits-service.ts';
 import { openDocumentStorage } from '../../src/adapters/storage/open-document-storage.ts';
 import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from '../../src/compose-workflows.ts';
@@ -40,6 +42,11 @@ const runtime = await openWorkflowRuntime(
       cases: new CaseReader(database.db),
       documents: documents.storage,
       allowlist: remoteFetchAllowlist(config, baseUrl),
+      timeline: {
+        jobs: new TimelineJobs({ db: database.db, store, credits, clock: systemClock, ids: randomIds }),
+        records: new StoredRecords(database.db),
+        clock: systemClock,
+      },
     }),
   },
 );

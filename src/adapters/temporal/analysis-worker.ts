@@ -5,12 +5,26 @@
  */
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
-import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { AnalysisActivities } from '../../../workflows/analysis-activity-types.ts';
 import { TASK_QUEUES } from '../../../workflows/task-queues.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
+
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+};
+
+/** The workflow code, bundled once per process and shared by every worker in it (bundling takes seconds). */
+export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
+  return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
+}
 
 export async function createAnalysisWorker(
   runtime: TemporalRuntime,

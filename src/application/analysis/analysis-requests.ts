@@ -37,7 +37,7 @@ type CacheHit =
 
 export type SingleRequest =
   | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
-  | { outcome: 'admitted'; runId: string; balance: number; remoteFetchHeld: boolean }
+  | { outcome: 'admitted'; runId: string; balance: number; charged: number; remoteFetch: boolean }
   | { outcome: 'refused'; refusal: AdmitRefusal | NotAdmitted | { tag: 'RemoteFetchNotAllowed'; host: string } };
 
 export type ConsolidatedRequest =
@@ -134,12 +134,18 @@ export class AnalysisRequests {
       price: PRICES.analyze.credits,
       payment: 'charge',
       allowRemoteFetch: input.allowRemoteFetch,
-      holdRemoteFetch: plan.kind === 'remote',
+      remoteFetchPlanned: plan.kind === 'remote',
       concurrencyCap: input.concurrencyCap,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
     await this.#start(admitted.runId);
-    return { outcome: 'admitted', runId: admitted.runId, balance: admitted.balance, remoteFetchHeld: plan.kind === 'remote' };
+    return {
+      outcome: 'admitted',
+      runId: admitted.runId,
+      balance: admitted.balance,
+      charged: admitted.charged,
+      remoteFetch: plan.kind === 'remote',
+    };
   }
 
   async requestConsolidated(input: {
@@ -171,7 +177,7 @@ export class AnalysisRequests {
       price: PRICES.analyzeConsolidated.credits,
       payment: 'reserve',
       allowRemoteFetch: false,
-      holdRemoteFetch: false,
+      remoteFetchPlanned: false,
       concurrencyCap: null,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };

@@ -43,15 +43,15 @@ export interface AdmitInput {
   /** Single runs are charged at admission; consolidated runs reserve and settle when stored. */
   readonly payment: 'charge' | 'reserve';
   readonly allowRemoteFetch: boolean;
-  /** The run may have to fetch its document: hold the surcharge until it does (or does not). */
-  readonly holdRemoteFetch: boolean;
+  /** The run fetches its document from the court's site: its price includes the surcharge. */
+  readonly remoteFetchPlanned: boolean;
   /** Running runs the account may have; null: no cap. */
   readonly concurrencyCap: number | null;
 }
 
 export type AdmitRefusal = { tag: 'ConcurrencyLimit'; running: number } | { tag: 'InsufficientCredits'; required: number; balance: number };
 
-export type AdmitResult = { ok: true; runId: string; balance: number } | { ok: false; error: AdmitRefusal };
+export type AdmitResult = { ok: true; runId: string; balance: number; charged: number } | { ok: false; error: AdmitRefusal };
 
 export interface RunRow {
   readonly runId: string;
@@ -61,7 +61,7 @@ export interface RunRow {
   readonly accountId: string;
   readonly status: 'running' | 'stored' | 'failed';
   readonly paymentId: string;
-  readonly remoteFetchHoldId: string | null;
+  readonly remoteFetchPlanned: boolean;
   readonly allowRemoteFetch: boolean;
   readonly remoteFetched: boolean;
   readonly workflowStarted: boolean;
@@ -76,7 +76,7 @@ const RUN_COLUMNS = [
   'accountId',
   'status',
   'paymentId',
-  'remoteFetchHoldId',
+  'remoteFetchPlanned',
   'allowRemoteFetch',
   'remoteFetched',
   'workflowStarted',
@@ -135,20 +135,14 @@ export class AnalysisRuns {
     );
     const runId = nextRunId(input.subject, state);
 
+    const price = input.price + (input.remoteFetchPlanned ? PRICES.analyze.remoteFetch : 0);
+    // The charge is the run's (it reverses it on failure); its request reference is the call that was charged.
     const paid =
       input.payment === 'charge'
-        ? await credits.chargeNow(input.accountId, input.price, runId, trx)
-        : await credits.reserve(input.accountId, input.price, runId, trx);
+        ? await credits.chargeNow(input.accountId, price, input.requestId, trx, runId)
+        : await credits.reserve(input.accountId, price, input.requestId, trx);
     if (!paid.ok) throw this.#refusal(paid.error);
     const paymentId = 'reservationId' in paid.value ? paid.value.reservationId : paid.value.chargeId;
-    let balance = paid.value.balance;
-    let remoteFetchHoldId: string | null = null;
-    if (input.holdRemoteFetch) {
-      const held = await credits.reserve(input.accountId, PRICES.analyze.remoteFetch, `${runId}:remote-fetch`, trx);
-      if (!held.ok) throw this.#refusal(held.error, input.price);
-      remoteFetchHoldId = held.value.reservationId;
-      balance = held.value.balance;
-    }
     const decided = await handleCommand(
       this.deps.store,
       aggregate,
@@ -158,9 +152,9 @@ export class AnalysisRuns {
         subject: input.subject,
         accountId: input.accountId,
         paymentId,
-        price: input.price,
+        price,
         allowRemoteFetch: input.allowRemoteFetch,
-        remoteFetchHoldId,
+        remoteFetchPlanned: input.remoteFetchPlanned,
         requestId: input.requestId,
         now: this.deps.clock.now().toISOString(),
       },
@@ -168,13 +162,12 @@ export class AnalysisRuns {
       trx,
     );
     if (!decided.ok) throw new Error(`admission refused by the aggregate: ${decided.error.tag}`);
-    return { ok: true, runId, balance };
+    return { ok: true, runId, balance: paid.value.balance, charged: input.payment === 'charge' ? price : 0 };
   }
 
-  #refusal(error: { tag: string; required?: number; balance?: number }, alreadyTaken = 0): Refused {
+  #refusal(error: { tag: string; required?: number; balance?: number }): Refused {
     if (error.tag === 'InsufficientCredits' && error.required !== undefined && error.balance !== undefined) {
-      // The hold is refused after the run's own price was taken in this (rolled back) transaction.
-      return new Refused({ tag: 'InsufficientCredits', required: error.required + alreadyTaken, balance: error.balance + alreadyTaken });
+      return new Refused({ tag: 'InsufficientCredits', required: error.required, balance: error.balance });
     }
     throw new Error(`payment refused: ${error.tag}`);
   }
@@ -184,17 +177,12 @@ export class AnalysisRuns {
     return (row as RunRow | undefined) ?? null;
   }
 
-  /** The surcharge for a fetch that happened: settles the run's hold and records the fetch. */
-  async recordRemoteFetch(runId: string): Promise<void> {
-    await this.#onRun(runId, async (trx, run) => {
-      if (run.remoteFetchHoldId === null) throw new Error(`run ${runId} holds no remote-fetch surcharge`);
-      const settled = await this.deps.credits.settle(run.accountId, run.remoteFetchHoldId, PRICES.analyze.remoteFetch, trx);
-      if (!settled.ok) throw new Error(`remote-fetch surcharge of ${runId}: ${settled.error.tag}`);
-      await this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, chargeId: run.remoteFetchHoldId, now: this.#now() });
-    });
+  /** Records the fetch of a run's document (already paid at admission). */
+  async recordRemoteFetch(runId: string, fetched: { url: string; bytes: number }): Promise<void> {
+    await this.#onRun(runId, (trx, run) => this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, ...fetched, now: this.#now() }));
   }
 
-  /** Keeps the result: a consolidated run's reservation is settled, an unused fetch hold released. */
+  /** Keeps the result; a consolidated run's reservation is settled at its price. */
   async store(runId: string, result: { model: string; caseIds: string[]; analysis: unknown }): Promise<void> {
     await this.#onRun(runId, async (trx, run) => {
       if (run.status === 'stored') return;
@@ -202,10 +190,6 @@ export class AnalysisRuns {
       if (run.kind === 'consolidated') {
         const settled = await credits.settle(run.accountId, run.paymentId, PRICES.analyzeConsolidated.credits, trx);
         if (!settled.ok) throw new Error(`settling ${runId}: ${settled.error.tag}`);
-      }
-      if (run.remoteFetchHoldId !== null && !run.remoteFetched) {
-        const released = await credits.release(run.accountId, run.remoteFetchHoldId, trx);
-        if (!released.ok) throw new Error(`releasing the fetch hold of ${runId}: ${released.error.tag}`);
       }
       await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
     });
@@ -221,12 +205,6 @@ export class AnalysisRuns {
           ? await credits.reverse(run.accountId, run.paymentId, `analysis run ${runId} failed`, trx)
           : await credits.release(run.accountId, run.paymentId, trx);
       if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
-      if (run.remoteFetchHoldId !== null) {
-        const back = run.remoteFetched
-          ? await credits.reverse(run.accountId, run.remoteFetchHoldId, `analysis run ${runId} failed`, trx)
-          : await credits.release(run.accountId, run.remoteFetchHoldId, trx);
-        if (!back.ok) throw new Error(`refunding the fetch surcharge of ${runId}: ${back.error.tag}`);
-      }
       await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
     });
   }

@@ -28,7 +28,7 @@ async function apply(trx: Trx, event: AnalysisRequestEvent): Promise<void> {
           paymentId: d.paymentId,
           price: d.price,
           allowRemoteFetch: d.allowRemoteFetch,
-          remoteFetchHoldId: d.remoteFetchHoldId,
+          remoteFetchPlanned: d.remoteFetchPlanned,
           requestId: d.requestId,
           admittedAt: new Date(d.admittedAt),
         })

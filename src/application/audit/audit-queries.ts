@@ -3,6 +3,7 @@
  * which collapses replayed events (see migrations/clickhouse), and binds values as typed
  * placeholders: only the shape of the WHERE clause varies with the request.
  */
+import type { AuditDetail } from '../../domain/audit/audit.ts';
 import type { AnalyticsParam, AnalyticsStore } from '../../ports/analytics.ts';
 
 export interface AuditFilter {
@@ -26,6 +27,8 @@ export interface AuditRow {
   readonly settlement: number;
   readonly clientAddress: string;
   readonly userAgent: string;
+  /** The route's non-personal detail of the call, or null when it attached none. */
+  readonly detail: AuditDetail | null;
 }
 
 export interface EndpointUsage {
@@ -46,6 +49,7 @@ interface RawRow {
   credits_deducted: number;
   client_address: string;
   user_agent: string;
+  detail: string;
 }
 
 /** ClickHouse renders DateTime64 in UTC as 'YYYY-MM-DD hh:mm:ss.sss'. */
@@ -83,7 +87,7 @@ export class AuditQueries {
   async page(filter: AuditFilter, limit: number, offset: number): Promise<AuditRow[]> {
     const { sql, params } = where(filter);
     const rows = await this.store.query<RawRow>(
-      `SELECT occurred_at, request_id, key_id, user_id, endpoint, method, status, response_ms, credits_deducted, client_address, user_agent
+      `SELECT occurred_at, request_id, key_id, user_id, endpoint, method, status, response_ms, credits_deducted, client_address, user_agent, detail
        FROM audit_events FINAL ${sql}
        ORDER BY occurred_at DESC, event_id
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
@@ -103,6 +107,7 @@ export class AuditQueries {
       settlement: 0,
       clientAddress: r.client_address,
       userAgent: r.user_agent,
+      detail: r.detail === '' ? null : (JSON.parse(r.detail) as AuditDetail),
     }));
   }
 

@@ -217,15 +217,17 @@ export class CreditsService {
    * Charges a fixed price straight from the available balance, as one `CreditsCharged`
    * event. The charge id is `requestRef`, so one request is charged at most once however
    * often this is called for it; pass the request id, not anything shared by requests.
+   * `chargeId` names the charge otherwise (e.g. the analysis run it pays for, so the run
+   * can reverse it), while `requestRef` still ties it to the request that was charged.
    */
   async chargeNow(
     accountId: string,
     amount: number,
     requestRef: string,
     trx?: Trx,
+    chargeId: string = requestRef,
   ): Promise<CreditsResult<Balance & { chargeId: string }>> {
     const meta = this.#meta({ requestId: requestRef });
-    const chargeId = requestRef;
     const command: LedgerCommand = { type: 'ChargeCredits', accountId, chargeId, amount, requestRef, at: meta.occurredAt };
     const decided = await this.#run(accountId, command, chargeId, meta, trx);
     return decided.ok ? { ok: true, value: { chargeId, ...decided.after } } : decided;

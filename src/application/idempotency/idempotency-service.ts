@@ -17,11 +17,16 @@ import {
 } from '../../domain/idempotency/idempotency.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { VersionConflictError } from '../../ports/event-store.ts';
+import type { IdempotencyRecordSealer } from './record-sealer.ts';
 
 export const idempotencyStream = (keyId: string, idempotencyKey: string) => `idempotency-${keyId}-${idempotencyKey}`;
 
 export class IdempotencyService {
-  constructor(private readonly deps: { store: PostgresEventStore; clock: Clock }) {}
+  /**
+   * With a `sealer`, records keep a keyed fingerprint and a sealed response body (see
+   * record-sealer.ts); without one, both are stored as they come.
+   */
+  constructor(private readonly deps: { store: PostgresEventStore; clock: Clock; sealer?: IdempotencyRecordSealer }) {}
 
   async #state(streamId: string): Promise<{ state: IdempotencyState; version: number }> {
     const { events, version } = await this.deps.store.readStream(streamId);
@@ -59,19 +64,24 @@ export class IdempotencyService {
     requestId: string,
   ): Promise<IdempotencyOutcome | IdempotencyError> {
     const now = this.deps.clock.now().toISOString();
-    const result = await this.#run(idempotencyStream(keyId, idempotencyKey), { type: 'Begin', fingerprint, requestId, now }, requestId);
+    const streamId = idempotencyStream(keyId, idempotencyKey);
+    const print = this.deps.sealer ? await this.deps.sealer.fingerprint(fingerprint) : fingerprint;
+    const result = await this.#run(streamId, { type: 'Begin', fingerprint: print, requestId, now }, requestId);
     if (!result.ok) return result.error;
     if (result.appended) return { kind: 'proceed' };
     // Nothing recorded and nothing refused: the record holds a response to replay.
-    return result.state.status === 'completed' ? { kind: 'replay', response: result.state.response } : { kind: 'proceed' };
+    if (result.state.status !== 'completed') return { kind: 'proceed' };
+    const { response } = result.state;
+    return {
+      kind: 'replay',
+      response: this.deps.sealer ? { ...response, body: await this.deps.sealer.open(response.body, streamId) } : response,
+    };
   }
 
   async complete(keyId: string, idempotencyKey: string, requestId: string, response: StoredResponse): Promise<void> {
-    await this.#run(
-      idempotencyStream(keyId, idempotencyKey),
-      { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response },
-      requestId,
-    );
+    const streamId = idempotencyStream(keyId, idempotencyKey);
+    const stored = this.deps.sealer ? { ...response, body: await this.deps.sealer.seal(response.body, streamId) } : response;
+    await this.#run(streamId, { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response: stored }, requestId);
   }
 
   async abandon(keyId: string, idempotencyKey: string, requestId: string): Promise<void> {

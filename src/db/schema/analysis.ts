@@ -22,8 +22,8 @@ export const analysisRuns = pgTable(
     paymentId: text('payment_id').notNull(),
     price: bigint('price', { mode: 'number' }).notNull(),
     allowRemoteFetch: boolean('allow_remote_fetch').notNull(),
-    /** Reservation holding the remote-fetch surcharge until a fetch happens (settled) or not (released). */
-    remoteFetchHoldId: text('remote_fetch_hold_id'),
+    /** The run was admitted to fetch its document remotely (its price includes the surcharge). */
+    remoteFetchPlanned: boolean('remote_fetch_planned').notNull().default(false),
     remoteFetched: boolean('remote_fetched').notNull().default(false),
     requestId: text('request_id').notNull(),
     workflowStarted: boolean('workflow_started').notNull().default(false),

@@ -3,8 +3,10 @@
  * a case number for consolidated runs) recording every model run admitted on it and how
  * each ended. Run n of a subject is `<prefix>-<n>`, which is also its Temporal workflow id,
  * so a run can be started at most once. A run is paid at admission (a charge for single
- * runs, a reservation for consolidated ones); it ends either stored (the analysis is kept)
- * or failed (the payment is given back). A stored run is never failed afterwards, and a
+ * runs, including the remote-fetch surcharge when it is admitted to fetch its document; a
+ * reservation for consolidated ones); it ends either stored (the analysis is kept) or
+ * failed (the payment is given back). A run admitted to fetch does fetch (or fails), so
+ * the surcharge is only ever kept when a fetch happened. A stored run is never failed afterwards, and a
  * failed run never stores, so no run is both charged and without a result.
  */
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
@@ -30,13 +32,13 @@ export type AnalysisRequestEvent =
         paymentId: string;
         price: number;
         allowRemoteFetch: boolean;
-        /** Reservation of the remote-fetch surcharge, when the run may have to fetch its document. */
-        remoteFetchHoldId: string | null;
+        /** The run fetches its document from the court's site; its price includes the surcharge. */
+        remoteFetchPlanned: boolean;
         requestId: string;
         admittedAt: string;
       };
     }
-  | { type: 'RemoteDocumentFetched'; data: { runId: string; chargeId: string; fetchedAt: string } }
+  | { type: 'RemoteDocumentFetched'; data: { runId: string; url: string; bytes: number; fetchedAt: string } }
   | {
       type: 'AnalysisStored';
       data: { runId: string; model: string; caseIds: string[]; analysis: unknown; storedAt: string };
@@ -51,11 +53,11 @@ export type AnalysisRequestCommand =
       paymentId: string;
       price: number;
       allowRemoteFetch: boolean;
-      remoteFetchHoldId: string | null;
+      remoteFetchPlanned: boolean;
       requestId: string;
       now: string;
     }
-  | { type: 'RecordRemoteFetch'; runId: string; chargeId: string; now: string }
+  | { type: 'RecordRemoteFetch'; runId: string; url: string; bytes: number; now: string }
   | { type: 'StoreAnalysis'; runId: string; model: string; caseIds: string[]; analysis: unknown; now: string }
   | { type: 'FailRun'; runId: string; reason: string; now: string };
 
@@ -119,7 +121,7 @@ export function decideAnalysisRequest(
           paymentId: command.paymentId,
           price: command.price,
           allowRemoteFetch: command.allowRemoteFetch,
-          remoteFetchHoldId: command.remoteFetchHoldId,
+          remoteFetchPlanned: command.remoteFetchPlanned,
           requestId: command.requestId,
           admittedAt: command.now,
         },
@@ -129,7 +131,10 @@ export function decideAnalysisRequest(
       if (!found.ok) return refuse(found.error);
       // A retried fetch activity records the fetch once.
       if (found.run.remoteFetched) return accept();
-      return accept({ type: 'RemoteDocumentFetched', data: { runId: command.runId, chargeId: command.chargeId, fetchedAt: command.now } });
+      return accept({
+        type: 'RemoteDocumentFetched',
+        data: { runId: command.runId, url: command.url, bytes: command.bytes, fetchedAt: command.now },
+      });
     }
     case 'StoreAnalysis': {
       const run = state.runs[command.runId];

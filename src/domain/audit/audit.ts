@@ -17,7 +17,16 @@ export interface ApiRequestRecorded {
   readonly creditsDeducted: number;
   readonly clientAddress: string;
   readonly userAgent: string;
+  /** What the route added about the call (absent on most routes and on older events); see AuditDetail. */
+  readonly detail?: AuditDetail;
 }
+
+/**
+ * Non-personal facts a route attaches to its own row, such as a litigation check's
+ * purpose, entity type, and the lengths and counts of what was sent. Flat scalars only, and
+ * never anything the caller searched for: the route that sets it answers for that.
+ */
+export type AuditDetail = Readonly<Record<string, string | number | boolean>>;
 
 export const AUDIT_EVENT_TYPE = 'ApiRequestRecorded';
 

@@ -99,6 +99,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
 
   async function audit(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): Promise<void> {
     const pattern = routePath(c, -1);
+    const detail = c.get('auditDetail');
     // The answer is already decided; a trail write that fails is reported loudly, not turned into a 500.
     await deps.audit.recorder
       .record({
@@ -114,6 +115,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
         creditsDeducted: c.get('creditsDeducted') ?? 0,
         clientAddress: address,
         userAgent: c.req.header('User-Agent') ?? '',
+        ...(detail === undefined ? {} : { detail }),
       })
       .catch(deps.audit.onFailure);
   }

@@ -58,6 +58,14 @@ const Row = z.object({
   settlement: z.number().int().openapi({ description: 'Reads zero on every row today.' }),
   clientAddress: z.string(),
   userAgent: z.string(),
+  detail: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .nullable()
+    .openapi({
+      description:
+        "Non-personal facts the route recorded about the call, on the caller's own calls only (null on others' and on routes that record none). A litigation check records purpose, entityType and the lengths and counts of what was sent, never the names, identifiers, address or known persons.",
+      example: { purpose: 'kyc', entityType: 'person', nameLength: 23, aliasCount: 1, identifierCount: 1, knownPersonCount: 0 },
+    }),
 });
 
 const AuditResponse = envelope(
@@ -123,7 +131,8 @@ export function registerGetAudit(app: App, auth: MiddlewareHandler<AppEnv>, deps
       return c.json(
         {
           success: true as const,
-          data: { rows, summary, topEndpoints },
+          // An ORG_ADMIN sees colleagues' calls but not why they made them (e.g. a screening's purpose).
+          data: { rows: rows.map((r) => (r.userId === caller.userId ? r : { ...r, detail: null })), summary, topEndpoints },
           pagination: { limit: q.limit, offset: q.offset, total: summary.totalRequests },
         },
         200,

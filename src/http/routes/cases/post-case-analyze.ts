@@ -49,11 +49,16 @@ const Accepted = z
       resultUrl: z.string().openapi({ description: 'Where to collect the result, after 30 to 60 seconds.' }),
     }),
     meta: z.object({
-      creditsCharged: z.number().int().openapi({ description: 'Charged at admission; given back if the run fails.' }),
-      remoteFetchHeld: z
+      creditsCharged: z
         .number()
         .int()
-        .openapi({ description: 'Held for a remote fetch: charged only if the fetch happens, else released.' }),
+        .openapi({
+          description: 'Charged at admission (100, or 120 when the run fetches its document); given back in full if the run fails.',
+        }),
+      remoteFetch: z.boolean().openapi({
+        description:
+          'The run fetches the document from the court’s site (+20 included in creditsCharged). A run that cannot fetch fails and is refunded, so the surcharge is kept only when a fetch happened.',
+      }),
       retryAfterSeconds: z.number().int(),
     }),
   })
@@ -153,7 +158,7 @@ export function registerPostCaseAnalyze(
       );
     }
     const hasAnalysis = (await deps.requests.stored(view.caseId)) !== null;
-    const charged = PRICES.analyze.credits;
+    const charged = result.charged;
     c.set('creditsDeducted', charged);
     c.header('X-Credits-Charged', String(charged));
     c.header('X-Credits-Remaining', String(result.balance));
@@ -171,7 +176,7 @@ export function registerPostCaseAnalyze(
           alreadyExists: false as const,
           resultUrl: `${deps.basePath}/cases/${encodeURIComponent(view.caseId)}/analysis`,
         },
-        meta: { creditsCharged: charged, remoteFetchHeld: result.remoteFetchHeld ? PRICES.analyze.remoteFetch : 0, retryAfterSeconds: 30 },
+        meta: { creditsCharged: charged, remoteFetch: result.remoteFetch, retryAfterSeconds: 30 },
       },
       202,
     );

@@ -20,6 +20,7 @@ import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { requireFeature } from '../../tier-gate.ts';
 import { describeIssue } from '../../validation.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { batchAuditDetail } from './audit-detail.ts';
 import type { PartyRouteDeps } from './index.ts';
 import { BatchItem, PURPOSES, refusalError, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 import { comparableName } from '../../../application/screening/screened-name-key.ts';
@@ -150,6 +151,7 @@ export function registerPostPartyScreenBatch(
       const built = screeningRequestOf({ ...parsed.data, entityType }, { adjudicate: false, limits: principal.limits });
       return built.ok ? { ok: true, request: built.request } : { ok: false, problems: built.problems };
     });
+    c.set('auditDetail', batchAuditDetail(body, inputs));
     const now = deps.clock.now();
     const outcome = await deps.checks.batch({ principal, requestId: c.get('requestId'), purpose: body.purpose }, inputs, now);
     if (!outcome.ok) throw refusalError(outcome.refusal, deps.topUpUrl, now);

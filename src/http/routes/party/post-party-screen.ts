@@ -17,6 +17,7 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { tierNotAllowed } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { screenAuditDetail } from './audit-detail.ts';
 import type { PartyRouteDeps } from './index.ts';
 import { refusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 
@@ -74,6 +75,7 @@ export function registerPostPartyScreen(
     const started = performance.now();
     const principal = principalOf(c);
     const body = c.req.valid('json');
+    c.set('auditDetail', screenAuditDetail(body));
     const adjudicate = body.adjudicate ?? false;
     if (adjudicate && !TIER_FEATURES[principal.tier].adjudication) throw tierNotAllowed('Adjudication', deps.upgradeUrl);
     const built = screeningRequestOf(body, { adjudicate, limits: principal.limits });
