@@ -6,6 +6,7 @@ import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
+import { printScreening, screeningBench } from './screening.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { median, table } from './stats.ts';
 
@@ -175,3 +176,6 @@ console.log(
     [32, semanticHttp.at32.perSecond, semanticHttp.at32.p50Ms, semanticHttp.at32.p99Ms, semanticHttp.at32.failures],
   ]),
 );
+
+if (adminUrl) printScreening(await screeningBench(adminUrl, corpusDir, redisUrl));
+else console.log('\n(Litigation check benchmark skipped: needs PostgreSQL for the real corpus and the synthetic 1M set)');

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { openPglite } from '../../src/db/open.ts';
+import type { AnalyticsStore } from '../../src/ports/analytics.ts';
 import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { PartySearchIndex } from '../../src/ports/search-index.ts';
 import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
@@ -555,7 +556,16 @@ for (const factory of databases)
         const single = await screen({ ...sent, entityType: 'person', purpose: 'bgv' }, fixture.keys.member);
         assert.equal(single.res.status, 200);
         const store = await sharedAnalytics();
-        await new ProjectorRunner(w.database.db, auditToClickHouse(store), { now: () => w.clock.now() }).catchUp();
+        // Both databases feed the one ClickHouse and number their events alike: keep their batch tokens apart.
+        const ofThisDatabase: AnalyticsStore = {
+          command: (sql) => store.command(sql),
+          query: (sql, params) => store.query(sql, params),
+          ping: () => store.ping(),
+          close: async () => undefined,
+          insert: (table, rows, options = {}) =>
+            store.insert(table, rows, options.dedupToken === undefined ? {} : { dedupToken: `${factory.name}-${options.dedupToken}` }),
+        };
+        await new ProjectorRunner(w.database.db, auditToClickHouse(ofThisDatabase), { now: () => w.clock.now() }).catchUp();
 
         const rows = await store.query<Json & { endpoint: string; detail: string; user_id: string }>('SELECT * FROM audit_events FINAL');
         const stored = JSON.stringify(rows);

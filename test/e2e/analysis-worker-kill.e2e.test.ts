@@ -1,0 +1,188 @@
+/**
+ * Fault test: 50 analysis runs while the real standalone worker (`npm run worker`'s entry
+ * point, a child process) is killed with SIGKILL at random moments and restarted, over
+ * PostgreSQL and a real Temporal dev server. Every admission must end either stored with
+ * exactly one charge, or failed with its charge reversed: none charged twice, none left
+ * charged without a result, and the balance equal to the ledger. Kills land in activities
+ * (the worker runs one at a time); Temporal retries them after the attempt times out.
+ * Needs PostgreSQL (PGlite cannot be shared by two processes) and the Temporal CLI.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
+import { createPayloadCodec, dataConverterFor, parseCodecKeyring } from '../../src/adapters/temporal/payload-codec.ts';
+import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
+import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
+import { ingestCorpus } from '../../src/corpus/ingest.ts';
+import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
+import { enterpriseUser } from '../support/access-fixture.ts';
+import { BASE, buildTestApp, KEY_HASH_SECRET, SettableClock, type TestApp } from '../support/app.ts';
+import { corpusDir } from '../support/corpus.ts';
+import { databases, type TestDatabase } from '../support/databases.ts';
+import { NO_TEMPORAL_CLI, temporalCli } from '../support/temporal.ts';
+
+const RUNS = 50;
+/** Each restart bundles the workflows again (seconds), so the kill count bounds the test's length. */
+const KILLS = 12;
+const GRANT = 100_000;
+const postgres = databases.find((d) => d.name === 'postgres');
+const skip = !postgres ? 'needs PostgreSQL (TEST_DATABASE_URL)' : temporalCli() ? false : NO_TEMPORAL_CLI;
+
+/** A small seeded generator, so a failing kill schedule can be reproduced from the printed seed. */
+function mulberry32(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('analysis runs survive a worker killed at random points', { skip, timeout: 900_000 }, () => {
+  let database: TestDatabase;
+  let runtime: TemporalRuntime;
+  let t: TestApp;
+  let key: string;
+  let account: string;
+  let codecKeys: string;
+  const dataDir = mkdtempSync(join(tmpdir(), 'worker-kill-'));
+  const clock = new SettableClock(new Date());
+
+  before(async () => {
+    database = await postgres!.open();
+    codecKeys = `k1:${randomBytes(32).toString('base64')}`;
+    const dataConverter = dataConverterFor(createPayloadCodec(parseCodecKeyring(codecKeys)));
+    runtime = await openTemporal({
+      address: undefined,
+      namespace: 'default',
+      dataConverter,
+      devServer: { dbFilename: undefined, cliPath: temporalCli(), port: undefined, uiPort: undefined, codecEndpoint: undefined },
+    });
+    // A short attempt limit: an activity on a killed worker is retried elsewhere after it.
+    t = buildTestApp({ db: database.db, clock, workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: 4 }) });
+    // One caller allowed to have every run in flight at once, so the kills meet a full queue.
+    const user = await t.application.accounts.registerUser(
+      enterpriseUser('kill-test@analysis.example', {
+        organizationId: null,
+        limitOverrides: { concurrentAnalyses: RUNS, requestsPerMinute: 10_000 },
+      }),
+      { kind: 'operator' },
+    );
+    assert.ok(user.ok);
+    const created = await t.application.accounts.createKey(user.value.userId, 'kill-test', { kind: 'operator' });
+    assert.ok(created.ok);
+    key = created.value.fullKey;
+    account = (await t.application.credits.billingAccountForUser(user.value.userId))!;
+    await t.application.credits.grant(account, { amount: GRANT, source: 'grant' });
+    await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource] });
+  });
+  after(async () => {
+    await runtime.close();
+    await database.close();
+  });
+
+  function startWorker(): { child: ChildProcess; ready: Promise<void> } {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'workflows/worker/main.ts'], {
+      env: {
+        ...process.env,
+        DATABASE_URL: database.url!,
+        KEY_HASH_SECRET,
+        TEMPORAL_ADDRESS: runtime.address,
+        TEMPORAL_CODEC_KEYS: codecKeys,
+        TEMPORAL_WORKER_ACTIVITY_CONCURRENCY: '1',
+        DATA_DIR: dataDir,
+        LOG_LEVEL: 'info',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const ready = new Promise<void>((resolve) => {
+      child.stdout.on('data', (chunk: Buffer) => {
+        if (chunk.toString().includes('analysis worker running')) resolve();
+      });
+      child.once('exit', () => resolve());
+    });
+    child.stderr.resume();
+    return { child, ready };
+  }
+
+  async function running(): Promise<number> {
+    const row = await database.db
+      .selectFrom('analysisRuns')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
+    return Number(row.n);
+  }
+
+  it('ends every admission stored with one charge or failed with its charge reversed', async () => {
+    const caseIds = (
+      await database.db.selectFrom('cases').select('caseId').where('text', 'is not', null).orderBy('caseId').limit(RUNS).execute()
+    ).map((r) => r.caseId);
+    assert.equal(caseIds.length, RUNS);
+    for (const caseId of caseIds) {
+      const res = await t.app.request(`${BASE}/cases/${caseId}/analyze`, { method: 'POST', headers: { 'X-API-Key': key } });
+      assert.equal(res.status, 202, await res.text());
+    }
+
+    const seed = Number(process.env.KILL_SEED ?? Date.now() % 1_000_000);
+    const random = mulberry32(seed);
+    let kills = 0;
+    const deadline = Date.now() + 600_000;
+    while ((await running()) > 0 && Date.now() < deadline) {
+      const worker = startWorker();
+      await worker.ready;
+      if (kills < KILLS) {
+        await new Promise((r) => setTimeout(r, 50 + random() * 900));
+        worker.child.kill('SIGKILL');
+        kills += 1;
+      } else {
+        // Enough kills: let the last worker finish what is left.
+        while ((await running()) > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+        worker.child.kill('SIGTERM');
+      }
+      await new Promise((r) => worker.child.once('exit', r));
+    }
+    assert.equal(await running(), 0, `runs still running after ${String(kills)} kills (seed ${String(seed)})`);
+
+    const runs = await database.db.selectFrom('analysisRuns').select(['runId', 'caseId', 'status']).execute();
+    assert.equal(runs.length, RUNS);
+    const charges = await database.db.selectFrom('creditCharges').selectAll().execute();
+    const stored = await database.db.selectFrom('caseAnalyses').select(['caseId', 'runId']).execute();
+    const storedByRun = new Set(stored.map((s) => s.runId));
+    let storedRuns = 0;
+    for (const run of runs) {
+      const own = charges.filter((c) => c.chargeId === run.runId);
+      assert.equal(own.length, 1, `${run.runId}: exactly one charge`);
+      if (run.status === 'stored') {
+        storedRuns += 1;
+        assert.equal(own[0]!.reversed, false, `${run.runId} stored but its charge was reversed`);
+        assert.ok(storedByRun.has(run.runId), `${run.runId} stored without an analysis`);
+      } else {
+        assert.equal(run.status, 'failed');
+        assert.equal(own[0]!.reversed, true, `${run.runId} failed but kept its charge`);
+        assert.ok(!storedByRun.has(run.runId));
+      }
+    }
+    const balance = (await t.application.credits.balance(account)).balance;
+    assert.equal(balance, GRANT - 100 * storedRuns);
+    // The kills must have landed inside activities: attempts that timed out on a dead worker and were retried.
+    let interrupted = 0;
+    for (const run of runs) {
+      const history = await runtime.client.workflow.getHandle(run.runId).fetchHistory();
+      // Retried attempts are not events of their own: the started event of the last one carries its attempt number.
+      if (history.events?.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)) interrupted += 1;
+    }
+    assert.ok(interrupted > 0, 'no kill interrupted an activity');
+    const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+    assert.deepEqual(report.differences, []);
+    process.stdout.write(
+      `# worker kills: ${String(kills)} (seed ${String(seed)}); runs with an interrupted, retried activity: ${String(interrupted)}; stored ${String(storedRuns)}, failed and refunded ${String(RUNS - storedRuns)}\n`,
+    );
+  });
+});
