@@ -13,10 +13,15 @@ fi
 port=${FUZZ_PORT:-3917}
 data_dir=$(mktemp -d)
 admin_token="fuzz-admin-token-$RANDOM-$RANDOM-0000"
+# Live timeline fetches go to a stand-in of the eCourts portal serving the real records.
+node --import tsx scripts/court-portal-stand-in.ts >"$data_dir/portal-url" &
+portal=$!
+for _ in $(seq 1 30); do [[ -s "$data_dir/portal-url" ]] && break; sleep 0.5; done
 DATA_DIR="$data_dir" PORT="$port" AUTO_INGEST=true LOG_LEVEL=silent PUBLIC_RATE_LIMIT_PER_MINUTE=100000 ADMIN_TOKEN="$admin_token" \
+  COURT_PORTAL_URL="$(head -n 1 "$data_dir/portal-url")" TEMPORAL_DEV_PORT="${FUZZ_TEMPORAL_PORT:-7243}" TEMPORAL_UI_PORT="${FUZZ_TEMPORAL_UI_PORT:-8243}" \
   node --import tsx src/main.ts &
 server=$!
-trap 'kill "$server" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
+trap 'kill "$server" "$portal" 2>/dev/null || true; wait "$server" 2>/dev/null || true; rm -rf "$data_dir"' EXIT
 
 for _ in $(seq 1 60); do
   curl -sf "http://127.0.0.1:$port/api/v1/prod/health" >/dev/null && break

@@ -303,7 +303,13 @@ export async function composeService(
       upgradeUrl: config.UPGRADE_URL,
       basePath: config.API_BASE_PATH,
     },
-    temporalCodec: { adminToken: config.ADMIN_TOKEN, codec: payloadCodec, uiOrigins: config.TEMPORAL_UI_ORIGIN },
+    temporalCodec: {
+      adminToken: config.ADMIN_TOKEN,
+      codec: payloadCodec,
+      uiOrigins: config.TEMPORAL_UI_ORIGIN,
+      clock,
+      trustProxy: config.TRUSTED_PROXIES.length > 0,
+    },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
   });
 

@@ -20,6 +20,7 @@ import { CoverageService } from './application/coverage/coverage-service.ts';
 import { CaseRestrictionService } from './application/cases/case-restriction-service.ts';
 import { SessionService } from './application/sessions/session-service.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
+import { IdempotencyRecordSealer } from './application/idempotency/record-sealer.ts';
 import { AuditRecorder } from './application/audit/audit-recorder.ts';
 import { CreditsService } from './application/credits/credits-service.ts';
 import { creditsReadModel } from './application/credits/read-model.ts';
@@ -114,7 +115,8 @@ export function wireApplication(options: WiringOptions) {
     clock,
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
-  const idempotency = new IdempotencyService({ store, clock });
+  // Stored replies quote what was searched or screened: sealed at rest, fingerprints keyed.
+  const idempotency = new IdempotencyService({ store, clock, sealer: new IdempotencyRecordSealer(options.keyHashSecret) });
   const audit = new AuditRecorder({ db, store, ids: options.ids });
   const credits = new CreditsService({ db, store, clock, ids: options.ids });
   return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };

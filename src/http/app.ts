@@ -166,6 +166,8 @@ export function createApp(deps: AppDeps): App {
   root.use('/api/settings/login', publicRateLimit(deps.publicRateLimit, 'login'));
   registerSettingsRoutes(root, deps.settings);
   registerAdminRoutes(root, deps.admin);
+  // The codec login form takes the admin token: limited per address like the dashboard login.
+  root.use('/ops/temporal-codec/session', publicRateLimit(deps.publicRateLimit, 'login'));
   registerTemporalCodec(root, deps.temporalCodec);
   // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
   root.doc31('/openapi.json', {

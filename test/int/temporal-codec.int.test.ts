@@ -9,6 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { createHmac } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +38,7 @@ import { requestId } from '../../src/http/middleware/request-id.ts';
 import { renderError } from '../../src/http/render-error.ts';
 import { registerTemporalCodec } from '../../src/http/routes/ops/temporal-codec.ts';
 import { validationError } from '../../src/http/validation.ts';
-import { randomIds } from '../../src/ports/clock.ts';
+import { randomIds, systemClock, type Clock } from '../../src/ports/clock.ts';
 import { codecProbe, type CodecProbeInput } from '../support/temporal/codec-probe-workflow.ts';
 
 const TOKEN = 'ops-token-for-the-codec-integration-test';
@@ -56,7 +57,7 @@ interface PayloadJson {
 }
 
 /** The root app's middleware that the codec routes rely on, as createApp orders it. */
-function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = codec): App {
+function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = codec, clock: Clock = systemClock): App {
   const app: App = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, undefined);
@@ -74,7 +75,7 @@ function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = c
   app.use('*', parseJsonBody);
   app.onError((error, c) => renderError(c, error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR')));
   app.notFound((c) => renderError(c, new ApiError('ROUTE_NOT_FOUND')));
-  registerTemporalCodec(app, { adminToken, codec: payloadCodec, uiOrigins: [UI_ORIGIN] });
+  registerTemporalCodec(app, { adminToken, codec: payloadCodec, uiOrigins: [UI_ORIGIN], clock });
   return app;
 }
 
@@ -132,7 +133,7 @@ describe('temporal codec endpoint through app.request()', () => {
     const allowed = (res.headers.get('access-control-allow-headers') ?? '').toLowerCase().split(',');
     for (const header of ['content-type', 'x-namespace', 'authorization']) assert.ok(allowed.includes(header), header);
     assert.match(res.headers.get('vary') ?? '', /Origin/);
-    assert.equal(res.headers.get('access-control-allow-credentials'), null);
+    assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
   });
 
   it('gives a preflight or a call from any other origin no Access-Control-Allow-Origin, so a browser there cannot read it', async () => {
@@ -212,6 +213,157 @@ describe('temporal codec endpoint through app.request()', () => {
     const res = await app.request('/ops/temporal-codec/decode', { headers: { Authorization: `Bearer ${TOKEN}` } });
     assert.equal(res.status, 405);
     assert.equal(res.headers.get('allow'), 'POST');
+  });
+});
+
+describe('temporal codec ops session (the Web UI sends a cookie, not a bearer token)', () => {
+  const SECOND = 1000;
+  let now = Date.parse('2025-03-01T10:00:00Z');
+  const clock: Clock = { now: () => new Date(now) };
+  const app = codecApp(TOKEN, codec, clock);
+  const SELF = 'http://localhost';
+
+  const cookieOf = (res: Response) => (res.headers.get('set-cookie') ?? '').split(';')[0]!;
+  const attributesOf = (res: Response) =>
+    (res.headers.get('set-cookie') ?? '')
+      .split(';')
+      .slice(1)
+      .map((a) => a.trim().toLowerCase());
+  /** The cookie value as the brief specifies it, computed here independently of the route. */
+  const signed = (token: string, expiresAtSeconds: number) => {
+    const key = createHmac('sha256', token).update('temporal-codec-session').digest();
+    return `${String(expiresAtSeconds)}.${createHmac('sha256', key).update(String(expiresAtSeconds)).digest('base64url')}`;
+  };
+
+  const openWithBearer = (token = TOKEN, url = '/ops/temporal-codec/session') =>
+    app.request(url, { method: 'POST', headers: { Authorization: `Bearer ${token}` } });
+  const postForm = (token: string, headers: Record<string, string>) =>
+    app.request('/ops/temporal-codec/session', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ token }).toString(),
+    });
+  async function decodeWith(cookie: string) {
+    const sealed = toJson((await codec.encode([defaultPayloadConverter.toPayload(input)]))[0]!);
+    const res = await app.request('/ops/temporal-codec/decode', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', Origin: UI_ORIGIN, Cookie: cookie },
+      body: JSON.stringify({ payloads: [sealed] }),
+    });
+    return { res, body: (await res.json()) as Body };
+  }
+
+  it('opens a session for a bearer call: an HttpOnly, SameSite=Strict cookie on the codec path for 8 hours, HMAC-signed', async () => {
+    const res = await openWithBearer();
+    assert.equal(res.status, 200);
+    const expiresAt = now / SECOND + 8 * 3600;
+    assert.deepEqual(await res.json(), { expiresAt: new Date(expiresAt * SECOND).toISOString() });
+    assert.equal(cookieOf(res), `temporal_codec_session=${signed(TOKEN, expiresAt)}`);
+    const attributes = attributesOf(res);
+    for (const attribute of ['httponly', 'samesite=strict', 'path=/ops/temporal-codec', 'max-age=28800']) {
+      assert.ok(attributes.includes(attribute), `${attribute} in ${attributes.join('; ')}`);
+    }
+    assert.ok(!attributes.includes('secure'), 'Secure over plain http would make the browser drop it');
+    assert.ok(attributesOf(await openWithBearer(TOKEN, 'https://codec.example/ops/temporal-codec/session')).includes('secure'));
+  });
+
+  it('decodes for the Web UI with the session cookie alone, answering with Allow-Credentials for its origin', async () => {
+    const { res, body } = await decodeWith(cookieOf(await openWithBearer()));
+    assert.equal(res.status, 200, JSON.stringify(body));
+    assert.equal(res.headers.get('access-control-allow-origin'), UI_ORIGIN);
+    assert.equal(res.headers.get('access-control-allow-credentials'), 'true');
+    assert.deepEqual(dataValue((body.payloads as PayloadJson[])[0]!), input);
+  });
+
+  it('refuses an expired, tampered or foreign-signed cookie with 401, and nothing decoded', async () => {
+    const start = now;
+    const cookie = cookieOf(await openWithBearer());
+    const [name, value] = cookie.split('=') as [string, string];
+    const [expiry, signature] = value.split('.') as [string, string];
+    now = start + (8 * 3600 - 1) * SECOND;
+    assert.equal((await decodeWith(cookie)).res.status, 200, 'still live a second before expiry');
+    now = start + 8 * 3600 * SECOND;
+    const refused = [
+      cookie,
+      `${name}=${String(Number(expiry) + 3600)}.${signature}`,
+      `${name}=${expiry}.${signature.slice(0, -1)}${signature.endsWith('A') ? 'B' : 'A'}`,
+      `${name}=${signed('another-admin-token', Number(expiry) + 3600)}`,
+      `${name}=${String(Number(expiry) + 3600)}`,
+      `${name}=`,
+    ];
+    for (const sent of refused) {
+      const { res, body } = await decodeWith(sent);
+      assert.equal(res.status, 401, sent);
+      assert.equal(body.code, 'ADMIN_UNAUTHORIZED');
+      assert.ok(!JSON.stringify(body).includes(NAME));
+    }
+    assert.equal((await decodeWith(`${name}=${signed(TOKEN, Number(expiry) + 3600)}`)).res.status, 200, 'a properly signed one works');
+    now = start;
+  });
+
+  it('refuses to open a session for a wrong bearer or form token: 401, no cookie', async () => {
+    for (const res of [
+      await openWithBearer(`${TOKEN}x`),
+      await app.request('/ops/temporal-codec/session', { method: 'POST' }),
+      await postForm(TOKEN.slice(0, -1), { Origin: SELF }),
+      await postForm('', { Origin: SELF }),
+    ]) {
+      assert.equal(res.status, 401);
+      assert.equal(((await res.json()) as Body).code, 'ADMIN_UNAUTHORIZED');
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+  });
+
+  it('refuses the login form posted from anywhere but this service, even with the right token: 403, no cookie', async () => {
+    const foreign: Record<string, string>[] = [
+      { Origin: 'http://evil.example' },
+      { Origin: 'http://localhost:8233' },
+      { Origin: 'null' },
+      { Referer: 'http://evil.example/ops/temporal-codec/login' },
+      { Origin: 'http://evil.example', Referer: `${SELF}/ops/temporal-codec/login` },
+      {},
+    ];
+    for (const headers of foreign) {
+      const res = await postForm(TOKEN, headers);
+      assert.equal(res.status, 403, JSON.stringify(headers));
+      assert.equal(((await res.json()) as Body).code, 'CSRF_TOKEN_INVALID');
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+  });
+
+  it('opens a session from its own login form (Origin or Referer of this service) with an HTML answer', async () => {
+    const fromHere: Record<string, string>[] = [{ Origin: SELF }, { Referer: `${SELF}/ops/temporal-codec/login` }];
+    for (const headers of fromHere) {
+      const res = await postForm(TOKEN, headers);
+      assert.equal(res.status, 200, JSON.stringify(headers));
+      assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+      const page = await res.text();
+      assert.match(page, /8 hours/);
+      assert.match(page, /Include cross-origin credentials/);
+      assert.equal(cookieOf(res), `temporal_codec_session=${signed(TOKEN, now / SECOND + 8 * 3600)}`);
+      assert.ok(attributesOf(res).includes('samesite=strict'));
+      assert.equal((await decodeWith(cookieOf(res))).res.status, 200);
+    }
+  });
+
+  it('serves a self-contained login form that posts the token to the session route', async () => {
+    const res = await app.request('/ops/temporal-codec/login');
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(res.headers.get('content-security-policy') ?? '', /default-src 'none'.*form-action 'self'.*frame-ancestors 'none'/);
+    const page = await res.text();
+    assert.match(page, /<form method="post" action="\/ops\/temporal-codec\/session">/);
+    assert.match(page, /<input type="password" name="token"/);
+    assert.doesNotMatch(page, /(src|href)=/, 'no external assets');
+  });
+
+  it('ends the session on DELETE: the cookie is cleared on the same path', async () => {
+    const res = await app.request('/ops/temporal-codec/session', { method: 'DELETE' });
+    assert.equal(res.status, 204);
+    assert.equal(cookieOf(res), 'temporal_codec_session=');
+    const attributes = attributesOf(res);
+    assert.ok(attributes.includes('max-age=0'), attributes.join('; '));
+    assert.ok(attributes.includes('path=/ops/temporal-codec'));
   });
 });
 

@@ -12,6 +12,8 @@ import type { AppEnv } from '../env.ts';
 export const MAX_BODY_BYTES = 256 * 1024;
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+// HTML forms post url-encoded bodies (the ops codec login form); their routes validate them as a form.
+const FORM_BODY = /^application\/x-www-form-urlencoded\b/i;
 
 export const limitBody: MiddlewareHandler<AppEnv> = bodyLimit({
   maxSize: MAX_BODY_BYTES,
@@ -21,7 +23,7 @@ export const limitBody: MiddlewareHandler<AppEnv> = bodyLimit({
 });
 
 export const parseJsonBody: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (WITH_BODY.has(c.req.method) && c.req.raw.body !== null) {
+  if (WITH_BODY.has(c.req.method) && c.req.raw.body !== null && !FORM_BODY.test(c.req.header('content-type') ?? '')) {
     const text = await c.req.text();
     if (text.trim().length > 0) {
       try {

@@ -4,7 +4,9 @@
  * protobuf JSON (every metadata value and the data base64). Decoded payloads hold the
  * personal data the payload codec keeps from Temporal, so the routes exist only when an
  * admin token is configured and every call must carry it as a bearer token, as on the
- * admin API. CORS admits the configured Web UI origins only. Clients send X-Namespace;
+ * admin API (the CLI), or the ops session cookie the Web UI can send instead
+ * (temporal-codec-session.ts). CORS admits the configured Web UI origins only, with
+ * credentials, so the UI may send that cookie. Clients send X-Namespace;
  * one keyring serves every namespace, so it is allowed but not read. A payload that
  * cannot be opened (unknown key id, altered ciphertext) is a 400, as the protocol asks.
  */
@@ -12,10 +14,11 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { cors } from 'hono/cors';
 import { PayloadCodecError } from '../../../adapters/temporal/payload-codec.ts';
+import { systemClock, type Clock } from '../../../ports/clock.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { requireAdminToken } from '../admin/require-admin-token.ts';
+import { CODEC_SESSION_COOKIE, codecAccess, codecSessionSigner, registerCodecSession } from './temporal-codec-session.ts';
 
 export const TEMPORAL_CODEC_PATH = '/ops/temporal-codec';
 
@@ -25,6 +28,10 @@ export interface TemporalCodecDeps {
   readonly codec: PayloadCodec;
   /** Origins of the Temporal Web UI allowed to call from a browser (TEMPORAL_UI_ORIGIN). */
   readonly uiOrigins: readonly string[];
+  /** Dates session expiry; the system clock when not given. */
+  readonly clock?: Clock;
+  /** Whether X-Forwarded-Proto is believed when marking the session cookie Secure (TRUSTED_PROXIES set). */
+  readonly trustProxy?: boolean;
 }
 
 const Base64 = z
@@ -47,7 +54,7 @@ const Payloads = z
   .object({ payloads: z.array(PayloadJson).max(1000) })
   .openapi('TemporalPayloads', { description: 'temporal.api.common.v1.Payloads as protobuf JSON.' });
 
-const ADMIN_SECURITY = [{ AdminToken: [] }];
+const ADMIN_SECURITY: Record<string, string[]>[] = [{ AdminToken: [] }, { CodecSession: [] }];
 
 function codecRoute(operation: 'encode' | 'decode') {
   return createRoute({
@@ -105,18 +112,28 @@ async function convert(codec: PayloadCodec, operation: 'encode' | 'decode', payl
 export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void {
   if (deps.adminToken === undefined) return;
   root.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' });
-  // CORS first: a preflight carries no Authorization and must be answered before the gate.
-  root.use(
-    `${TEMPORAL_CODEC_PATH}/*`,
-    cors({
-      origin: [...deps.uiOrigins],
-      allowMethods: ['POST'],
-      allowHeaders: ['Content-Type', 'X-Namespace', 'Authorization'],
-      maxAge: 600,
-    }),
-  );
-  root.use(`${TEMPORAL_CODEC_PATH}/*`, requireAdminToken(deps.adminToken));
+  root.openAPIRegistry.registerComponent('securitySchemes', 'CodecSession', {
+    type: 'apiKey',
+    in: 'cookie',
+    name: CODEC_SESSION_COOKIE,
+    description: `Set by POST ${TEMPORAL_CODEC_PATH}/session (open ${TEMPORAL_CODEC_PATH}/login in a browser).`,
+  });
+  const signer = codecSessionSigner(deps.adminToken, deps.clock ?? systemClock);
+  const access = codecAccess(deps.adminToken, signer);
+  // Credentials, so the Web UI may send the session cookie; origins are listed, never '*'.
+  const uiCors = cors({
+    origin: [...deps.uiOrigins],
+    allowMethods: ['POST'],
+    allowHeaders: ['Content-Type', 'X-Namespace', 'Authorization'],
+    credentials: true,
+    maxAge: 600,
+  });
   for (const operation of ['encode', 'decode'] as const) {
+    const path = `${TEMPORAL_CODEC_PATH}/${operation}`;
+    // CORS first: a preflight carries neither token nor cookie and must be answered before the gate.
+    root.use(path, uiCors);
+    root.use(path, access);
     root.openapi(codecRoute(operation), async (c) => c.json(await convert(deps.codec, operation, c.req.valid('json').payloads), 200));
   }
+  registerCodecSession(root, { basePath: TEMPORAL_CODEC_PATH, adminToken: deps.adminToken, signer, trustProxy: deps.trustProxy ?? false });
 }

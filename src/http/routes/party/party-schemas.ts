@@ -88,7 +88,8 @@ export const screeningFields = {
     .optional()
     .openapi({ description: `Up to ${MAX_KNOWN_PERSONS} associates or relatives; a candidate naming one is a disambiguating signal.` }),
   court: z
-    .union([z.string().trim().min(1), z.array(z.string().trim().min(1))])
+    // The document states one entry; the refinement words the 400 the spec asks for.
+    .union([z.string().trim().min(1), z.array(z.string().trim().min(1)).openapi({ minItems: 1, maxItems: 1 })])
     .superRefine((court, ctx) => {
       if (Array.isArray(court) && court.length !== 1)
         ctx.addIssue({ code: 'custom', message: 'one court only: a string, or an array of exactly one' });
