@@ -13,7 +13,7 @@ import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts'
 import { openCaseAnalyser } from './adapters/llm/open-case-analyser.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
 import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
-import { bundleWorkflows, createAnalysisWorker } from './adapters/temporal/analysis-worker.ts';
+import { bundleWorkflows, createWorker } from './adapters/temporal/workers.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
 import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
@@ -22,11 +22,11 @@ import type { Config } from './config.ts';
 import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from './ports/analysis-workflows.ts';
 import type { DocumentStorage } from './ports/document-storage.ts';
 import type { PayloadCodec } from '@temporalio/common';
+import { TASK_QUEUES } from '../workflows/task-queues.ts';
 import { createAnalysisActivities } from '../workflows/activities/analysis-activities.ts';
 import { createTimelineActivities, timelineActivityTimeoutSeconds } from '../workflows/activities/timeline-activities.ts';
 import { EcourtsHttpPortal } from './adapters/court-portal/ecourts-http-portal.ts';
 import { TemporalTimelineWorkflows } from './adapters/temporal/timeline-workflows.ts';
-import { createTimelineWorker } from './adapters/temporal/timeline-worker.ts';
 import type { StoredRecords } from './application/timeline/stored-records.ts';
 import type { TimelineJobs } from './application/timeline/timeline-jobs.ts';
 import { CourtPortalUnavailableError, type CourtPortal } from './ports/court-portal.ts';
@@ -146,7 +146,7 @@ export async function openWorkflowRuntime(
       const bundle = bundleWorkflows();
       running = bundle
         .then((code) =>
-          createAnalysisWorker(runtime, activities, {
+          createWorker(runtime, TASK_QUEUES.analysis, activities, {
             dataConverter,
             bundle: code,
             maxConcurrentActivities: config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY,
@@ -168,7 +168,7 @@ export async function openWorkflowRuntime(
         clock: timeline.clock,
       });
       timelineRunning = bundle
-        .then((code) => createTimelineWorker(runtime, timelineActivities, { dataConverter, bundle: code }))
+        .then((code) => createWorker(runtime, TASK_QUEUES.timeline, timelineActivities, { dataConverter, bundle: code }))
         .then((created) => {
           timelineWorker = created;
           logger.info({ taskQueue: 'timeline', portal: config.COURT_PORTAL_URL ? 'configured' : 'none' }, 'timeline worker running');

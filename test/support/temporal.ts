@@ -10,13 +10,13 @@ import proto from '@temporalio/proto';
 import { delimiter, join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { bundleWorkflows, createAnalysisWorker } from '../../src/adapters/temporal/analysis-worker.ts';
+import { bundleWorkflows, createWorker } from '../../src/adapters/temporal/workers.ts';
+import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring } from '../../src/adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
 import type { PayloadCodec } from '@temporalio/common';
 import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
-import { createTimelineWorker } from '../../src/adapters/temporal/timeline-worker.ts';
 import { TemporalTimelineWorkflows, type TimelineWorkflowOptions } from '../../src/adapters/temporal/timeline-workflows.ts';
 import type { TimelineActivities } from '../../workflows/timeline-activity-types.ts';
 
@@ -115,7 +115,7 @@ export async function startTestTemporal(
     dataConverter,
     workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: options.activityTimeoutSeconds ?? 30 }),
     async startWorker(activities, workerOptions = {}) {
-      const worker = await createAnalysisWorker(runtime, activities, {
+      const worker = await createWorker(runtime, TASK_QUEUES.analysis, activities, {
         dataConverter,
         bundle: await workflowBundle(),
         ...(workerOptions.maxConcurrentActivities ? { maxConcurrentActivities: workerOptions.maxConcurrentActivities } : {}),
@@ -136,7 +136,7 @@ export async function startTestTemporal(
       options.timeline ?? { activityTimeoutSeconds: 30, maximumAttempts: 3 },
     ),
     async startTimelineWorker(activities) {
-      return track(await createTimelineWorker(runtime, activities, { dataConverter, bundle: await workflowBundle() }));
+      return track(await createWorker(runtime, TASK_QUEUES.timeline, activities, { dataConverter, bundle: await workflowBundle() }));
     },
     async close() {
       for (const w of running) await w.stop();

@@ -5,6 +5,7 @@
  * expire lazily anyway, so a missed sweep delays the record, never lets expired credits
  * be spent. One sweep at a time; `stop` waits for the one running.
  */
+import { PeriodicTask } from '../periodic-task.ts';
 import type { CreditsService } from './credits-service.ts';
 
 export interface ExpirySweeperOptions {
@@ -14,25 +15,21 @@ export interface ExpirySweeperOptions {
 }
 
 export class CreditExpirySweeper {
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
 
   constructor(
     private readonly credits: Pick<CreditsService, 'expireAllDue'>,
     private readonly options: ExpirySweeperOptions,
-  ) {}
-
-  start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    this.#schedule(0);
+  ) {
+    this.#task = new PeriodicTask(() => this.sweep(), { intervalMs: options.intervalMs, onError: options.onError });
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    clearTimeout(this.#timer);
-    await this.#running;
+  start(): void {
+    this.#task.start();
+  }
+
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   /** One sweep now; what the timer runs. */
@@ -40,18 +37,5 @@ export class CreditExpirySweeper {
     const result = await this.credits.expireAllDue();
     if (result.accounts > 0) this.options.onSwept?.(result);
     return result;
-  }
-
-  #schedule(delayMs: number): void {
-    this.#timer = setTimeout(() => {
-      this.#running = this.sweep()
-        .then(() => undefined)
-        .catch(this.options.onError)
-        .finally(() => {
-          this.#running = undefined;
-          if (!this.#stopped) this.#schedule(this.options.intervalMs);
-        });
-    }, delayMs);
-    this.#timer.unref();
   }
 }

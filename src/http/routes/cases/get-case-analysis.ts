@@ -8,7 +8,6 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice, fixedPrice } from '../../../domain/credits/prices.ts';
-import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
@@ -17,7 +16,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { requireFeature } from '../../tier-gate.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
-import { CaseIdParam } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const LatestRun = z
   .object({
@@ -70,9 +69,7 @@ export function registerGetCaseAnalysis(
 ): void {
   app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl)), async (c) => {
     const account = billingAccountOf(principalOf(c));
-    const lookup = await deps.cases.lookup(c.req.valid('param').id);
-    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-    const view = lookup.found;
+    const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
     const latestRun = await deps.requests.latestRun(view.caseId, account);
     const stored = await deps.requests.stored(view.caseId);
     if (!stored) {

@@ -22,7 +22,7 @@ import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { CaseIdParam } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './get-case.ts';
 
 export interface CasePdfDeps {
   readonly cases: CaseReader;
@@ -87,9 +87,7 @@ const route = (auth: MiddlewareHandler<AppEnv>) =>
 export function registerGetCasePdf(app: App, auth: MiddlewareHandler<AppEnv>, deps: CasePdfDeps): void {
   app.openapi(route(auth), async (c) => {
     const principal = principalOf(c);
-    const lookup = await deps.cases.lookup(c.req.valid('param').id);
-    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-    const { caseId, caseNumber, court } = lookup.found;
+    const { caseId, caseNumber, court } = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
     const key = judgmentKey(caseId);
     const stored = await deps.documents.exists(key).catch((error: unknown) => {
       throw new ApiError('UPSTREAM_UNAVAILABLE', { message: 'Document storage did not respond; nothing was charged.', cause: error });

@@ -7,7 +7,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { CaseReader } from '../../../application/cases/case-reader.ts';
+import type { CaseReader, CaseView, SiblingDocument } from '../../../application/cases/case-reader.ts';
 import type { ReadQuotas } from '../../../application/cases/read-quotas.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
@@ -39,6 +39,13 @@ export const CaseIdParam = z.object({
       description: 'A document id, or a case number in any printed form (URL-encoded), e.g. "Civil Appeal No. 56 of 1987".',
     }),
 });
+
+/** The case an :id names, or the spec's 404 CASE_NOT_FOUND / 403 CASE_RESTRICTED. */
+export async function lookupCase(cases: CaseReader, id: string): Promise<{ found: CaseView; siblings: readonly SiblingDocument[] }> {
+  const lookup = await cases.lookup(id);
+  if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
+  return lookup;
+}
 
 const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });
 
@@ -81,9 +88,7 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
   app.openapi(route(auth), async (c) => {
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
-    const lookup = await deps.cases.lookup(c.req.valid('param').id);
-    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-    const { found, siblings } = lookup;
+    const { found, siblings } = await lookupCase(deps.cases, c.req.valid('param').id);
     let undoQuota: () => Promise<void> = async () => undefined;
     try {
       await charged(c, deps.charging, 'caseDetail', async () => {

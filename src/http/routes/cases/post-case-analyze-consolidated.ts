@@ -19,7 +19,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { requireFeature } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { analysisRefusal, StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
-import { CaseIdParam } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const Body = z
   .object({
@@ -81,9 +81,7 @@ export function registerPostCaseAnalyzeConsolidated(
   app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl), idempotency), async (c) => {
     const account = billingAccountOf(principalOf(c));
     const body = (await c.req.text()).trim() === '' ? {} : c.req.valid('json');
-    const lookup = await deps.cases.lookup(c.req.valid('param').id);
-    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-    const view = lookup.found;
+    const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
     const result = await deps.requests.requestConsolidated({
       view,
       accountId: account,

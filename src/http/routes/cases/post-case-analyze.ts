@@ -11,7 +11,6 @@ import type { MiddlewareHandler } from 'hono';
 import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
-import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { insufficientCredits } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
@@ -20,7 +19,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { tierNotAllowed } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { analysisRefusal, StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
-import { CaseIdParam } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const Body = z
   .object({
@@ -49,12 +48,9 @@ const Accepted = z
       resultUrl: z.string().openapi({ description: 'Where to collect the result, after 30 to 60 seconds.' }),
     }),
     meta: z.object({
-      creditsCharged: z
-        .number()
-        .int()
-        .openapi({
-          description: 'Charged at admission (100, or 120 when the run fetches its document); given back in full if the run fails.',
-        }),
+      creditsCharged: z.number().int().openapi({
+        description: 'Charged at admission (100, or 120 when the run fetches its document); given back in full if the run fails.',
+      }),
       remoteFetch: z.boolean().openapi({
         description:
           'The run fetches the document from the court’s site (+20 included in creditsCharged). A run that cannot fetch fails and is refunded, so the surcharge is kept only when a fetch happened.',
@@ -124,9 +120,7 @@ export function registerPostCaseAnalyze(
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
     const body = (await c.req.text()).trim() === '' ? {} : c.req.valid('json');
-    const lookup = await deps.cases.lookup(c.req.valid('param').id);
-    if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-    const view = lookup.found;
+    const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
     const result = await deps.requests.requestSingle({
       view,
       accountId: account,

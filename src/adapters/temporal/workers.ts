@@ -1,16 +1,16 @@
 /**
- * The worker that runs the analysis workflows and activities, on this process's Temporal
- * connection. The workflow code is bundled from workflows/index.ts (or a bundle built
- * once and shared, as tests do); payloads pass the same codec as the client's.
+ * The workers that run the workflows and activities of one task queue (analysis or
+ * timeline) on this process's Temporal connection. The workflow code is bundled once per
+ * process and shared by every worker in it (bundling takes seconds); payloads pass the
+ * same codec as the client's.
  */
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { AnalysisActivities } from '../../../workflows/analysis-activity-types.ts';
-import { TASK_QUEUES } from '../../../workflows/task-queues.ts';
+import type { TASK_QUEUES } from '../../../workflows/task-queues.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
+const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
 
 const quiet = {
   log: () => undefined,
@@ -21,25 +21,25 @@ const quiet = {
   error: () => undefined,
 };
 
-/** The workflow code, bundled once per process and shared by every worker in it (bundling takes seconds). */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quiet });
 }
 
-export async function createAnalysisWorker(
+export async function createWorker(
   runtime: TemporalRuntime,
-  activities: AnalysisActivities,
+  taskQueue: (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES],
+  activities: object,
   options: {
     readonly dataConverter: DataConverter;
-    readonly bundle?: WorkflowBundleWithSourceMap;
+    readonly bundle: WorkflowBundleWithSourceMap;
     readonly maxConcurrentActivities?: number;
   },
 ): Promise<Worker> {
   return Worker.create({
     connection: runtime.workerConnection,
     namespace: runtime.namespace,
-    taskQueue: TASK_QUEUES.analysis,
-    ...(options.bundle ? { workflowBundle: options.bundle } : { workflowsPath: WORKFLOWS_PATH }),
+    taskQueue,
+    workflowBundle: options.bundle,
     activities,
     dataConverter: options.dataConverter,
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 4,
