@@ -1,4 +1,5 @@
 // Lint: typescript-eslint's type-aware rules, plus the house boundaries as import rules.
+import regexp from 'eslint-plugin-regexp';
 import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
@@ -14,6 +15,16 @@ export default tseslint.config(
       '@typescript-eslint/no-non-null-assertion': 'off',
       '@typescript-eslint/require-await': 'off',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', ignoreRestSiblings: true }],
+    },
+  },
+  {
+    // Regular expressions see caller text (queries, case numbers, names, headers): none may backtrack
+    // super-linearly (ReDoS), whether matched whole or searched for anywhere in a string.
+    files: ['src/**/*.ts', 'workflows/**/*.ts'],
+    plugins: { regexp },
+    rules: {
+      'regexp/no-super-linear-backtracking': ['error', { report: 'potential' }],
+      'regexp/no-super-linear-move': ['error', { ignorePartial: false }],
     },
   },
   {

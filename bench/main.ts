@@ -2,6 +2,7 @@
 import { benchGateThroughput, benchLimiters, benchRevocation } from './access.bench.ts';
 import { benchAnalytics } from './analytics.bench.ts';
 import { analysisBench } from './analysis.bench.ts';
+import { callerTextBench } from './caller-text.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
@@ -53,13 +54,12 @@ if (adminUrl) {
   console.log('\n(Revocation propagation skipped: needs PostgreSQL for two instances)');
 }
 
-const limiters = await benchLimiters(redisUrl);
+const limiters = await benchLimiters();
 console.log('\nRate-limit classification against a sliding 60 s oracle (limit 60/min, 4,000 bursty requests)');
 console.log(
   table([
     ['store', 'requests', 'refused while under the limit', 'admitted over the sliding limit'],
     ['memory', limiters.memory.requests, limiters.memory.wronglyRefused, limiters.memory.admittedOverSlidingLimit],
-    ...(limiters.redis ? [['redis', limiters.redis.requests, limiters.redis.wronglyRefused, limiters.redis.admittedOverSlidingLimit]] : []),
   ]),
 );
 
@@ -163,6 +163,8 @@ if (adminUrl) await searchIndexBench(adminUrl);
 else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the synthetic 100k and 1M sets)');
 
 await watermarkBench();
+
+callerTextBench();
 
 await semanticBench();
 

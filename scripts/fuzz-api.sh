@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Fuzzes the running service against its own OpenAPI document with schemathesis: every
-# documented operation, every check (status codes, schemas, headers, undeclared methods).
+# documented operation, every check (status codes, schemas, headers, undeclared methods; all
+# are on by default, and naming them with --checks would override the per-operation
+# exceptions in scripts/schemathesis.toml).
 # Starts the service on embedded defaults in a throw-away data folder with an Enterprise
 # key made through the admin CLI, so keyed routes are fuzzed past the gate; stops it after.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 if ! command -v st >/dev/null 2>&1; then
-  python3 -m pip install --quiet --disable-pip-version-check 'schemathesis>=4.3,<5'
+  # Pinned: a new release brings new generators and checks, and CI must not turn red on its own.
+  python3 -m pip install --quiet --disable-pip-version-check 'schemathesis==4.32.5'
 fi
 
 port=${FUZZ_PORT:-3917}
@@ -45,5 +48,5 @@ for _ in $(seq 1 180); do
 done
 
 st --config-file scripts/schemathesis.toml run "http://127.0.0.1:$port/api/v1/prod/openapi.json" \
-  --url "http://127.0.0.1:$port/api/v1/prod" --checks all --max-examples 100 --seed 1 \
+  --url "http://127.0.0.1:$port/api/v1/prod" --max-examples 100 --seed 1 \
   -H "X-API-Key: $api_key"

@@ -32,6 +32,10 @@ import type { TimelineJobs } from './application/timeline/timeline-jobs.ts';
 import { CourtPortalUnavailableError, type CourtPortal } from './ports/court-portal.ts';
 import { unavailableTimelineWorkflows, type TimelineWorkflows } from './ports/timeline-workflows.ts';
 import type { Clock } from './ports/clock.ts';
+import type { DependencyProbe } from './ports/health.ts';
+
+/** How often the embedded dev server's port is checked: a dead server is back within a few of these. */
+const DEV_SERVER_CHECK_MS = 2_000;
 
 /** Per-attempt activity limit: long enough for a remote model on a long judgment. */
 const ACTIVITY_TIMEOUT_SECONDS = 120;
@@ -54,6 +58,8 @@ export interface WorkflowRuntime {
   readonly workflows: AnalysisWorkflows;
   readonly timelineWorkflows: TimelineWorkflows;
   readonly uiUrl: string | null;
+  /** The engine and its workers, for /health?deep=1 (both soft). */
+  readonly probes: readonly DependencyProbe[];
   /** Starts the in-process worker, when this process runs one. */
   startWorker(): void;
   close(): Promise<void>;
@@ -102,31 +108,50 @@ export async function openWorkflowRuntime(
         port: config.TEMPORAL_DEV_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
         codecEndpoint: options.codecEndpoint,
+        supervision: {
+          intervalMs: DEV_SERVER_CHECK_MS,
+          onRestart: (info) => logger.warn(info, 'the Temporal dev server had died and was restarted'),
+          onRestartFailure: (err) => logger.error({ err }, 'the Temporal dev server is down and could not be restarted; will retry'),
+        },
       },
     });
   } catch (err) {
-    logger.error({ err }, 'Temporal unavailable: analysis requests will answer 502 with nothing charged');
+    logger.error({ err }, 'Temporal unavailable: analyses and live fetches will answer 503 with nothing charged');
+    const down = () => Promise.reject(new Error('no workflow engine is available'));
     return {
       workflows: unavailableAnalysisWorkflows,
       timelineWorkflows: unavailableTimelineWorkflows,
       uiUrl: null,
+      probes: [
+        { name: 'workflowEngine', hard: false, backend: 'none', check: down },
+        { name: 'workers', hard: false, backend: 'none', check: down },
+      ],
       startWorker: () => undefined,
       close: async () => undefined,
     };
   }
   logger.info({ address: runtime.address, namespace: runtime.namespace, ui: runtime.uiUrl }, 'Temporal ready');
+  const backend = config.TEMPORAL_ADDRESS ? 'temporal' : 'temporal-dev-server';
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;
   let timelineWorker: Worker | undefined;
   let timelineRunning: Promise<void> | undefined;
   const analyser = openCaseAnalyser(config);
   return {
-    workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: ACTIVITY_TIMEOUT_SECONDS }),
+    workflows: new TemporalAnalysisWorkflows(runtime.client, {
+      activityTimeoutSeconds: ACTIVITY_TIMEOUT_SECONDS,
+      executionTimeoutSeconds: config.WORKFLOW_RUN_MAX_SECONDS,
+    }),
     timelineWorkflows: new TemporalTimelineWorkflows(runtime.client, {
       activityTimeoutSeconds: timelineActivityTimeoutSeconds(config.COURT_PORTAL_TIMEOUT_MS),
       maximumAttempts: TIMELINE_ATTEMPTS,
+      executionTimeoutSeconds: config.WORKFLOW_RUN_MAX_SECONDS,
     }),
     uiUrl: runtime.uiUrl,
+    probes: [
+      { name: 'workflowEngine', hard: false, backend, check: (signal) => runtime.engineProbe(signal) },
+      { name: 'workers', hard: false, backend, check: (signal) => runtime.workersProbe(Object.values(TASK_QUEUES), signal) },
+    ],
     startWorker: () => {
       if (!options.runWorker) return;
       const adapters = options.activities();

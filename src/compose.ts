@@ -16,9 +16,11 @@ import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimelin
 import { openAdjudicator } from './adapters/llm/open-adjudicator.ts';
 import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from './compose-workflows.ts';
 import { PeriodicTask } from './application/periodic-task.ts';
+import { FailedAttemptThrottle } from './application/access/failed-attempt-throttle.ts';
 import { openSearchIndex } from './adapters/search/open-search-index.ts';
 import { openEmbedder } from './adapters/embeddings/open-embedder.ts';
 import { PostgresVectorIndex, vectorStoreAvailable } from './adapters/postgres/vector-index.ts';
+import { PostgresCaseRestrictions } from './adapters/postgres/case-restrictions.ts';
 import { EmbeddingProjector } from './projections/embedding-projector.ts';
 import { CreditExpirySweeper } from './application/credits/expiry-sweeper.ts';
 import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
@@ -37,12 +39,14 @@ import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
 import { meilisearchProbe } from './adapters/meilisearch/probe.ts';
 import { postgresProbes } from './adapters/postgres/probes.ts';
-import { connectRedis, RedisCache } from './adapters/redis/cache.ts';
+import { RedisCache } from './adapters/redis/cache.ts';
+import { connectRedis } from './adapters/redis/connection.ts';
 import { publicBaseUrl, type Config } from './config.ts';
 import { autoIngest } from './corpus/auto-ingest.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
 import { createApp } from './http/app.ts';
+import { InFlightRequests } from './http/middleware/in-flight.ts';
 import type { App } from './http/app-types.ts';
 import type { AppEnv } from './http/env.ts';
 import type { Cache } from './ports/cache.ts';
@@ -54,6 +58,12 @@ export interface Service {
   readonly logger: Logger;
   /** Background work after the listener is up: first-start ingest, coverage warm-up. */
   startBackground(): Promise<void>;
+  /**
+   * A graceful stop, once the listener stopped accepting: lets the requests in flight finish
+   * (up to SHUTDOWN_DRAIN_SECONDS; answers meanwhile say Connection: close), then closes
+   * everything. Resolves how many requests were still in flight when it gave up waiting.
+   */
+  drainAndClose(): Promise<{ abandoned: number }>;
   close(): Promise<void>;
 }
 
@@ -79,15 +89,15 @@ async function openSharedStores(config: Config, clock: Clock): Promise<SharedSto
       close: async () => undefined,
     };
   }
-  const client = await connectRedis(config.REDIS_URL);
-  const cache: Cache = new RedisCache(client);
+  const redis = await connectRedis(config.REDIS_URL);
+  const cache: Cache = new RedisCache(redis);
   return {
     cache,
-    limiter: new RedisRateLimiter(client, clock),
-    distinctKeys: new RedisDistinctCounter(client),
+    limiter: new RedisRateLimiter(redis, clock),
+    distinctKeys: new RedisDistinctCounter(redis),
     probe: { name: 'cache', hard: false, backend: 'redis', check: (signal) => cache.ping(signal) },
     close: async () => {
-      await client.quit();
+      await redis.close();
     },
   };
 }
@@ -111,8 +121,9 @@ export async function composeService(
 ): Promise<Service> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL, base: { service: 'court-records-api' } });
-  const database = await openDatabase(config);
-  const migrated = await migrate(database.db);
+  // First: on the embedded default this locks DATA_DIR's database, so a second instance on it stops here, having started nothing.
+  const database = await openDatabase(config, 'the service');
+  const migrated = await migrate(database.maintenance);
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
   const stores = await openSharedStores(config, clock);
   const analytics = await openAnalytics(config, logger);
@@ -130,17 +141,30 @@ export async function composeService(
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
     intervalMs: 60_000,
-    onSwept: (report) => logger.info(report, 'expired credits recorded'),
+    onSwept: (report) => logger.info(report, 'expired credits recorded, lapsed holds released'),
     onError: (err) => logger.warn({ err }, 'credit expiry sweep failed; will retry'),
   });
   // Pin the invalidator's starting point before the first request can fill a cache.
   await application.invalidator.poll();
   const clientAddress = clientAddressResolver(options.socketAddress, config.TRUSTED_PROXIES);
+  // Failed attempts at a secret, per client address per minute, counted in the shared store.
+  const failedAttempts = (scope: string, maxFailures: number) =>
+    new FailedAttemptThrottle({
+      limiter: stores.limiter,
+      clock,
+      scope,
+      maxFailures,
+      windowMs: 60_000,
+      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; failed attempt not counted'),
+      onBlocked: (source, until) =>
+        logger.warn({ scope, source, until }, 'too many failed attempts: address refused until the window ends'),
+    });
+  const adminTokenAttempts = { failures: failedAttempts('admin-token', config.FAILED_ADMIN_TOKEN_ATTEMPTS_PER_MINUTE), clientAddress };
   const probes = postgresProbes(database.db, database.kind).map((p) =>
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
 
-  const auditProjector = new ProjectorRunner(database.db, auditToClickHouse(analytics.store), {
+  const auditProjector = new ProjectorRunner(database.maintenance, auditToClickHouse(analytics.store), {
     now: () => clock.now(),
     // ClickHouse wants few large inserts: each insert writes a part, whatever its size.
     batchSize: 5_000,
@@ -150,7 +174,9 @@ export async function composeService(
 
   // Meilisearch when MEILI_URL is set, else PostgreSQL full-text search over the case store's database.
   const searchIndex = await openSearchIndex(config, database.db);
-  const searchProjector = new SearchIndexProjector(database.db, searchIndex, {
+  // The projector's writes (and the ANALYZE after a large load) go through the pool without the statement timeout.
+  const searchIndexWriter = database.maintenance === database.db ? searchIndex : await openSearchIndex(config, database.maintenance);
+  const searchProjector = new SearchIndexProjector(database.maintenance, searchIndexWriter, {
     kind: database.kind,
     now: () => clock.now(),
     onError: (err) => logger.warn({ err }, 'search index projection failed; will retry'),
@@ -159,9 +185,10 @@ export async function composeService(
   const vectorIndex = new PostgresVectorIndex(database.db, { model: embedder.model, dimensions: embedder.dimensions });
   // PostgreSQL without pgvector has no case_chunks: semantic search then answers from the keyword index.
   const vectorsAvailable = await vectorStoreAvailable(database.db);
-  if (vectorsAvailable) await vectorIndex.prepare();
+  // Building the HNSW index over every chunk may take minutes: not on the request path's pool.
+  if (vectorsAvailable) await new PostgresVectorIndex(database.maintenance, { model: embedder.model, dimensions: embedder.dimensions }).prepare();
   else logger.warn('no pgvector: semantic search will answer from the keyword index (fallbackMode)');
-  const embeddingProjector = new EmbeddingProjector(database.db, embedder, {
+  const embeddingProjector = new EmbeddingProjector(database.maintenance, embedder, {
     kind: database.kind,
     now: () => clock.now(),
     onProgress: (progress) => logger.debug(progress, 'embedding projector'),
@@ -175,6 +202,8 @@ export async function composeService(
     embedder,
     vectors: vectorIndex,
     onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
+    restrictions: new PostgresCaseRestrictions(database.db),
+    onRestrictionCheckFailure: (err) => logger.error({ err }, 'restricted-record check failed; search page answered masked'),
     documents: documents.storage,
     documentLinks: documents.links,
     counter: stores.distinctKeys,
@@ -184,6 +213,7 @@ export async function composeService(
     corpusDir: config.CORPUS_DIR,
   });
 
+  const watchdog = { startBoundMs: config.WORKFLOW_START_BOUND_SECONDS * 1000, maxRunMs: config.WORKFLOW_RUN_MAX_SECONDS * 1000 };
   const baseUrl = publicBaseUrl(config);
   const allowlist = remoteFetchAllowlist(config, baseUrl);
   // The worker runs in this process on the embedded default; beside a real cluster, workers usually run apart.
@@ -212,7 +242,9 @@ export async function composeService(
     scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,
     consolidatedDeadlineSeconds: config.CONSOLIDATED_DEADLINE_SECONDS,
     clock,
-    onStartFailure: (runId, err) => logger.warn({ runId, err }, 'analysis workflow start failed; the dispatcher will retry'),
+    watchdog,
+    onStartFailure: (runId, err) => logger.warn({ runId, err }, 'the workflow engine failed an analysis run; its credits were given back'),
+    onDispatchError: (runId, err) => logger.warn({ runId, err }, 'analysis run dispatch failed; will retry'),
   });
   const dispatcher = new PeriodicTask(() => analysis.dispatcher.dispatch(), {
     intervalMs: 10_000,
@@ -226,7 +258,9 @@ export async function composeService(
     livePortal: config.COURT_PORTAL_URL !== undefined,
     clock,
     ids: randomIds,
-    onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'timeline workflow start failed; the dispatcher will retry'),
+    watchdog,
+    onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'the workflow engine failed a live fetch; its hold was released'),
+    onDispatchError: (requestId, err) => logger.warn({ requestId, err }, 'live fetch dispatch failed; will retry'),
   });
   const timelineDispatcher = new PeriodicTask(() => timeline.dispatcher.dispatch(), {
     intervalMs: 10_000,
@@ -248,13 +282,19 @@ export async function composeService(
   });
 
   const auditQueries = new AuditQueries(analytics.store);
+  const inFlight = new InFlightRequests();
   const app = createApp({
     basePath: config.API_BASE_PATH,
     version: config.APP_VERSION,
     logger,
     ids: randomIds,
     health: {
-      probes: [...probes, stores.probe],
+      probes: [
+        ...probes,
+        stores.probe,
+        ...workflowRuntime.probes,
+        { name: 'analyticsStore', hard: false, backend: config.CLICKHOUSE_URL ? 'clickhouse' : 'chdb', check: () => analytics.store.ping() },
+      ],
       version: config.APP_VERSION,
       commit: config.GIT_COMMIT,
       startedAt: clock.now(),
@@ -262,12 +302,19 @@ export async function composeService(
       onProbeFailure: (name, err) => logger.warn({ dependency: name, err }, 'health probe failed'),
     },
     coverage: { service: application.coverage, corsOrigins: config.CORS_ORIGINS },
-    publicRateLimit: { limiter: stores.limiter, perMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE, clock, clientAddress },
+    publicRateLimit: {
+      limiter: stores.limiter,
+      perMinute: config.PUBLIC_RATE_LIMIT_PER_MINUTE,
+      clock,
+      clientAddress,
+      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; serving the public request'),
+    },
     apiKeyGate: {
       authenticator: application.authenticator,
       allowlists: application.allowlists,
       limiter: stores.limiter,
       distinctKeys: stores.distinctKeys,
+      keyFailures: failedAttempts('api-key', config.FAILED_KEY_ATTEMPTS_PER_MINUTE),
       clientAddress,
       clock,
       onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; allowing the request'),
@@ -282,6 +329,7 @@ export async function composeService(
     usage: { credits: application.credits, queries: auditQueries, clock },
     admin: {
       adminToken: config.ADMIN_TOKEN,
+      attempts: adminTokenAttempts,
       accounts: application.accounts,
       cases: application.cases,
       credits: application.credits,
@@ -305,13 +353,31 @@ export async function composeService(
     },
     temporalCodec: {
       adminToken: config.ADMIN_TOKEN,
+      attempts: adminTokenAttempts,
       codec: payloadCodec,
       uiOrigins: config.TEMPORAL_UI_ORIGIN,
       clock,
       trustProxy: config.TRUSTED_PROXIES.length > 0,
     },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
+    inFlight,
   });
+
+  const close = async (): Promise<void> => {
+    await application.invalidator.stop();
+    await auditProjector.stop();
+    await searchProjector.stop();
+    await embeddingProjector.stop();
+    await embedder.close?.();
+    await expirySweeper.stop();
+    await dispatcher.stop();
+    await timelineDispatcher.stop();
+    await workflowRuntime.close();
+    documents.close();
+    await analytics.store.close();
+    await stores.close();
+    await database.close();
+  };
 
   return {
     app,
@@ -326,27 +392,20 @@ export async function composeService(
       if (workflowRuntime.workflows.available) dispatcher.start();
       if (workflowRuntime.timelineWorkflows.available) timelineDispatcher.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
-        await autoIngest({ db: database.db, corpusDir: config.CORPUS_DIR, clock, logger });
+        await autoIngest({ db: database.maintenance, corpusDir: config.CORPUS_DIR, clock, logger });
       }
-      await storeJudgmentDocuments({ db: database.db, storage: documents.storage, now: () => clock.now() })
+      await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: () => clock.now() })
         .then((report) => logger.info({ documents: documents.storage.backend, ...report }, 'judgment documents stored'))
         .catch((err: unknown) => logger.warn({ err }, 'storing judgment documents failed'));
       await application.coverage.refresh().catch((err: unknown) => logger.warn({ err }, 'coverage warm-up failed'));
     },
-    close: async () => {
-      await application.invalidator.stop();
-      await auditProjector.stop();
-      await searchProjector.stop();
-      await embeddingProjector.stop();
-      await embedder.close?.();
-      await expirySweeper.stop();
-      await dispatcher.stop();
-      await timelineDispatcher.stop();
-      await workflowRuntime.close();
-      documents.close();
-      await analytics.store.close();
-      await stores.close();
-      await database.close();
+    drainAndClose: async () => {
+      const drained = await inFlight.drain(config.SHUTDOWN_DRAIN_SECONDS * 1000);
+      const abandoned = drained ? 0 : inFlight.count;
+      await close();
+      return { abandoned };
     },
+    close,
   };
 }
+

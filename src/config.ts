@@ -56,6 +56,10 @@ const schema = z.object({
   APP_VERSION: z.string().default('0.1.0'),
   GIT_COMMIT: z.string().default('unknown'),
   PUBLIC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().positive().default(120),
+  /** Failed API key attempts (unknown key, bad checksum) per client address per minute; then new keys get 429. */
+  FAILED_KEY_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(20),
+  /** Wrong admin tokens per client address per minute (admin API, ops codec); then every token gets 429. */
+  FAILED_ADMIN_TOKEN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(5),
   API_KEY_PREFIXES: z
     .string()
     .default('crk_live,crk_test')
@@ -128,6 +132,17 @@ const schema = z.object({
   TEMPORAL_WORKER_ACTIVITY_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** How long POST /cases/:id/analyze-consolidated waits for its workflow before answering 408. */
   CONSOLIDATED_DEADLINE_SECONDS: z.coerce.number().int().min(5).max(900).default(300),
+  /**
+   * PostgreSQL only: no statement of the request path may run longer (PostgreSQL cancels it and
+   * the call fails uncharged). Migrations, ingest and projections run on a pool without it.
+   */
+  DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /** On SIGTERM, how long requests in flight may take to finish before the process closes under them. */
+  SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(600).default(25),
+  /** Admitted work whose workflow has not started within this is failed and its credits given back. */
+  WORKFLOW_START_BOUND_SECONDS: z.coerce.number().int().min(10).max(3600).default(120),
+  /** The workflows' execution timeout: work still running after it is failed and its credits given back. */
+  WORKFLOW_RUN_MAX_SECONDS: z.coerce.number().int().min(60).max(86_400).default(1800),
   /** OpenAI-compatible chat completions for analysis and adjudication; unset = the local extractive analyser. */
   LLM_URL: optionalUrl,
   LLM_MODEL: z.string().trim().min(1).optional(),

@@ -55,6 +55,8 @@ import type { SearchIndex } from './ports/search-index.ts';
 import type { Embedder } from './ports/embedder.ts';
 import type { VectorIndex } from './ports/vector-index.ts';
 import { SemanticSearch } from './application/search/semantic-search.ts';
+import { RestrictionScreen } from './application/search/restriction-screen.ts';
+import type { CaseRestrictions } from './ports/case-restrictions.ts';
 import type { Cache } from './ports/cache.ts';
 import type { Clock, IdGenerator } from './ports/clock.ts';
 import { failureSummary } from './application/screening/failure-summary.ts';
@@ -132,6 +134,10 @@ export interface ResearchWiringOptions {
   readonly vectors: VectorIndex;
   /** A vector path that failed (the answer then comes from the keyword index). */
   readonly onVectorFailure: (error: unknown) => void;
+  /** The restricted-record check of search pages (the case store's flag in production). */
+  readonly restrictions: CaseRestrictions;
+  /** A restricted-record check that failed or timed out (that page was answered masked). */
+  readonly onRestrictionCheckFailure: (error: unknown) => void;
   readonly documents: DocumentStorage;
   readonly documentLinks: DocumentLinkVerifier | null;
   /** Holds the per-account read quotas (Redis in production). */
@@ -149,7 +155,8 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
   const cases = new CaseReader(db);
   const tagOf = watermarkTagger(options.secret);
   const courts = new CourtCodes({ cases, clock });
-  const keyword = new KeywordSearch({ index: options.index, cases, courts });
+  const screen = new RestrictionScreen({ cases, restrictions: options.restrictions, onDegraded: options.onRestrictionCheckFailure });
+  const keyword = new KeywordSearch({ index: options.index, screen, courts });
   return {
     cases,
     quotas: new ReadQuotas({ counter: options.counter, clock }),
@@ -163,7 +170,7 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
       embedder: options.embedder,
       vectors: options.vectors,
       keyword,
-      cases,
+      screen,
       courts,
       onVectorFailure: options.onVectorFailure,
     }),
@@ -187,9 +194,29 @@ export interface AnalysisWiringOptions {
   readonly scDocumentsBaseUrl: string;
   readonly consolidatedDeadlineSeconds: number;
   readonly clock: Clock;
-  /** A workflow start that failed after admission (the dispatcher will retry it). */
+  readonly watchdog: WorkflowWatchdogBounds;
+  /** The engine failed a run's start or its caller's wait (the run was failed and refunded). */
   readonly onStartFailure: (runId: string, error: unknown) => void;
+  /** A run the outbox or watchdog could not settle this pass. */
+  readonly onDispatchError: (runId: string, error: unknown) => void;
 }
+
+/** How long admitted work may wait for the workflow engine before its credits go back (see run-dispatcher.ts). */
+export interface WorkflowWatchdogBounds {
+  /** An unstarted run or fetch older than this is failed and refunded; a started one is then checked against the engine. */
+  readonly startBoundMs: number;
+  /** The workflows' execution timeout: older work is failed and refunded whatever the engine says. */
+  readonly maxRunMs: number;
+}
+
+/** Long enough that a start in flight is not raced by the dispatcher; short enough that a crash costs seconds. */
+const OUTBOX_GRACE_MS = 15_000;
+/** How long a live fetch's hold may stay open: past the watchdog's bound on the fetch, so the watchdog always releases it first. */
+export function liveFetchHoldMs(watchdog: WorkflowWatchdogBounds): number {
+  return watchdog.maxRunMs + 10 * 60_000;
+}
+/** How long past its deadline a consolidated run's caller is given to fail it before the watchdog does. */
+const CONSOLIDATED_SLACK_MS = 120_000;
 
 /** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
 export function wireAnalysis(options: AnalysisWiringOptions) {
@@ -207,8 +234,17 @@ export function wireAnalysis(options: AnalysisWiringOptions) {
     consolidatedDeadlineSeconds: options.consolidatedDeadlineSeconds,
     onStartFailure: options.onStartFailure,
   });
-  // Long enough that a start in flight is not raced by the dispatcher; short enough that a crash costs seconds.
-  const dispatcher = new AnalysisRunDispatcher({ runs, workflows: options.workflows, clock, graceMs: 15_000 });
+  const dispatcher = new AnalysisRunDispatcher({
+    runs,
+    workflows: options.workflows,
+    clock,
+    graceMs: OUTBOX_GRACE_MS,
+    startBoundMs: options.watchdog.startBoundMs,
+    orphanCheckMs: options.watchdog.startBoundMs,
+    maxRunMs: options.watchdog.maxRunMs,
+    consolidatedMaxMs: options.consolidatedDeadlineSeconds * 1000 + CONSOLIDATED_SLACK_MS,
+    onRunError: options.onDispatchError,
+  });
   return { runs, requests, dispatcher };
 }
 
@@ -223,15 +259,25 @@ export interface TimelineWiringOptions {
   readonly livePortal: boolean;
   readonly clock: Clock;
   readonly ids: IdGenerator;
-  /** A workflow start that failed after admission (the dispatcher will retry it). */
+  readonly watchdog: WorkflowWatchdogBounds;
+  /** A workflow start that failed after admission (the job was failed and its hold released). */
   readonly onStartFailure: (requestId: string, error: unknown) => void;
+  /** A job the outbox or watchdog could not settle this pass. */
+  readonly onDispatchError: (requestId: string, error: unknown) => void;
 }
 
 /** Timeline jobs, the requests the routes make and the live-fetch outbox dispatcher, shared by the service, the worker and the tests. */
 export function wireTimeline(options: TimelineWiringOptions) {
   const { db, application, clock } = options;
   const records = new StoredRecords(db);
-  const jobs = new TimelineJobs({ db, store: application.store, credits: application.credits, clock, ids: options.ids });
+  const jobs = new TimelineJobs({
+    db,
+    store: application.store,
+    credits: application.credits,
+    clock,
+    ids: options.ids,
+    holdForMs: liveFetchHoldMs(options.watchdog),
+  });
   const requests = new TimelineRequests({
     cases: options.cases,
     records,
@@ -241,8 +287,16 @@ export function wireTimeline(options: TimelineWiringOptions) {
     clock,
     onStartFailure: options.onStartFailure,
   });
-  // As for analysis runs: longer than a start in flight, short enough that a crash costs seconds.
-  const dispatcher = new TimelineDispatcher({ jobs, workflows: options.workflows, clock, graceMs: 15_000 });
+  const dispatcher = new TimelineDispatcher({
+    jobs,
+    workflows: options.workflows,
+    clock,
+    graceMs: OUTBOX_GRACE_MS,
+    startBoundMs: options.watchdog.startBoundMs,
+    orphanCheckMs: options.watchdog.startBoundMs,
+    maxRunMs: options.watchdog.maxRunMs,
+    onJobError: options.onDispatchError,
+  });
   return { records, jobs, requests, dispatcher };
 }
 

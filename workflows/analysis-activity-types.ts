@@ -11,8 +11,12 @@ export interface AnalysisActivities {
   analyseAndStore(runId: string): Promise<{ model: string }>;
   /** Analyses every document sharing the run's case number, consolidates and stores. */
   analyseConsolidatedAndStore(runId: string): Promise<{ model: string; documents: number }>;
-  /** Ends the run without a result and gives back everything it was charged or held. */
-  failRun(runId: string, reason: string): Promise<void>;
+  /**
+   * Ends the run without a result and gives back everything it was charged or held; a run
+   * that stored first keeps its result and its charge. Says how the run ended (histories
+   * recorded before it said anything hold no answer).
+   */
+  failRun(runId: string, reason: string): Promise<{ ended: 'failed' | 'stored' } | undefined>;
 }
 
 /** Error types an activity throws when retrying cannot help. */

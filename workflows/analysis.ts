@@ -24,7 +24,8 @@ export interface ConsolidatedAnalysisInput {
 export interface RunOutcome {
   readonly runId: string;
   readonly status: 'stored';
-  readonly model: string;
+  /** What produced the analysis; absent when a failure found the run already stored. */
+  readonly model?: string;
 }
 
 function work(timeoutSeconds: number) {
@@ -54,8 +55,14 @@ function reasonOf(error: unknown): string {
   return cause instanceof Error ? cause.message.slice(0, 500) : 'unknown failure';
 }
 
-async function failAndRethrow(runId: string, timeoutSeconds: number, error: unknown): Promise<never> {
-  await CancellationScope.nonCancellable(() => refund(timeoutSeconds).failRun(runId, reasonOf(error)));
+/**
+ * Fails the run (giving its credits back) and fails the workflow; but a run that stored
+ * before the failure reached it (e.g. a deadline hit just after the store committed) keeps
+ * its result and charge, and the workflow then reports it stored, as it is.
+ */
+async function failAndRethrow(runId: string, timeoutSeconds: number, error: unknown): Promise<RunOutcome> {
+  const outcome = await CancellationScope.nonCancellable(() => refund(timeoutSeconds).failRun(runId, reasonOf(error)));
+  if (outcome?.ended === 'stored') return { runId, status: 'stored' };
   if (isCancellation(error)) throw error;
   throw ApplicationFailure.nonRetryable(
     `analysis run ${runId} failed; its credits were given back: ${reasonOf(error)}`,

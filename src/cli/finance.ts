@@ -138,13 +138,13 @@ async function openAnalytics(config: { CLICKHOUSE_URL?: string | undefined; DATA
 
 async function reconcile(request: ReconcileRequest, io: FinanceIo): Promise<number> {
   const config = loadConfig(io.env);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, 'court-records finance reconcile');
   const analytics = await openAnalytics(config);
   try {
     const report = await reconcileLedger(
       typeof analytics === 'string'
-        ? { db: database.db, analytics: null, analyticsUnavailable: analytics }
-        : { db: database.db, analytics },
+        ? { db: database.maintenance, analytics: null, analyticsUnavailable: analytics }
+        : { db: database.maintenance, analytics },
       request,
     );
     if (request.format === 'json') io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -174,10 +174,10 @@ export async function runFinance(args: readonly string[], io: FinanceIo): Promis
     return 0;
   }
   if (request.action === 'reconcile') return reconcile(request, io);
-  const database = await openDatabase(loadConfig(io.env));
+  const database = await openDatabase(loadConfig(io.env), 'court-records finance export');
   try {
     if (request.format === 'csv') io.stdout.write(`${LEDGER_ROW_COLUMNS.join(',')}\n`);
-    for await (const row of exportLedger(database.db, request)) {
+    for await (const row of exportLedger(database.maintenance, request)) {
       io.stdout.write(request.format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`);
     }
     return 0;

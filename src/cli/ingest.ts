@@ -72,11 +72,11 @@ export async function runIngest(args: readonly string[], io: IngestIo): Promise<
     io.stderr.write('no corpus: pass PATH or set CORPUS_DIR\n');
     return 2;
   }
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, 'court-records ingest');
   const progress = progressReporter(io);
   try {
-    await migrate(database.db);
-    const report = await ingestCorpus({ db: database.db, corpusDir, now: io.now, onProgress: progress.onProgress });
+    await migrate(database.maintenance);
+    const report = await ingestCorpus({ db: database.maintenance, corpusDir, now: io.now, onProgress: progress.onProgress });
     progress.stop();
     io.stdout.write(`${JSON.stringify({ database: database.kind, ...report, rejections: report.rejections.length })}\n`);
     for (const r of report.rejections.slice(0, SHOWN_REJECTIONS)) {
@@ -87,7 +87,7 @@ export async function runIngest(args: readonly string[], io: IngestIo): Promise<
     for (const s of report.sources) if (s.skipped) io.stderr.write(`skipped ${s.source}: ${s.skipped}\n`);
     const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: publicBaseUrl(config) }, systemClock);
     try {
-      const stored = await storeJudgmentDocuments({ db: database.db, storage: documents.storage, now: io.now });
+      const stored = await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: io.now });
       io.stdout.write(`${JSON.stringify({ documents: documents.storage.backend, ...stored })}\n`);
     } finally {
       documents.close();

@@ -1,7 +1,10 @@
 /**
  * `court-records <command>`: the operator's CLI. Each command returns an exit code; the
- * bin sets it. Commands open the database from the same environment as the service.
+ * bin sets it. Commands open the database from the same environment as the service; on
+ * the embedded default only one process may hold it, so while the service (or another
+ * command) does, they refuse with one line on stderr and exit 75, having done nothing.
  */
+import { DirectoryLockedError } from '../adapters/pglite/directory-lock.ts';
 import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
@@ -19,13 +22,17 @@ const USAGE = `usage: court-records <command>
   finance export   credit ledger events with running balances (court-records finance --help)
   finance reconcile
                    check balances, charges, audit trail and ClickHouse usage agree
-                   (exit 0 clean, 1 differences, 3 incomplete: ClickHouse unreachable)`;
+                   (exit 0 clean, 1 differences, 3 incomplete: ClickHouse unreachable)
+Commands that open the embedded database exit 75 while another process (the service) holds it.`;
+
+/** sysexits' EX_TEMPFAIL: the embedded database is held by another process; nothing was done, retry once it is free. */
+const DATABASE_HELD = 75;
 
 async function migrateCommand(): Promise<number> {
   const config = loadConfig(process.env);
-  const database = await openDatabase(config);
+  const database = await openDatabase(config, 'court-records migrate');
   try {
-    const report = await migrate(database.db);
+    const report = await migrate(database.maintenance);
     process.stdout.write(`${JSON.stringify({ database: database.kind, ...report })}\n`);
     return 0;
   } finally {
@@ -51,6 +58,6 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
   } catch (error) {
     process.stderr.write(`court-records ${command ?? ''}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return error instanceof DirectoryLockedError ? DATABASE_HELD : 1;
   }
 }

@@ -92,9 +92,9 @@ export async function runWatermark(args: readonly string[], io: WatermarkIo): Pr
     return 2;
   }
   const config = loadConfig(io.env);
-  const database = await (io.open ?? openDatabase)(config);
+  const database = await (io.open ?? ((c) => openDatabase(c, 'court-records admin watermark trace')))(config);
   try {
-    const result = await traceLeak(database.db, leakedText(text), watermarkTagger(io.secret ?? serviceSecret(config)));
+    const result = await traceLeak(database.maintenance, leakedText(text), watermarkTagger(io.secret ?? serviceSecret(config)));
     io.stdout.write(`${JSON.stringify(report(result))}\n`);
     return result.found ? 0 : 1;
   } finally {

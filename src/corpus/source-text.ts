@@ -19,8 +19,9 @@ export function cleanName(raw: string | null | undefined): string {
   return decodeEntities(raw ?? '')
     .replace(/\s+/g, ' ')
     .trim()
-    .replace(/(?:\s+\.)+$/, '')
-    .replace(/\.{2,}$/, '.')
+    // Each trailing run is tried from its first character only (the lookbehinds), so no run is rescanned.
+    .replace(/(?<!\s|\s\.)(?:\s+\.)+$/, '')
+    .replace(/(?<!\.)\.{2,}$/, '.')
     .trim();
 }
 
@@ -40,7 +41,7 @@ const HONORIFIC = /^(?:HON'?BLE|HONOURABLE)\s+(?:(?:MR|MRS|MS|DR)\.?\s+)?(?:JUST
 export function stripJudgeTitle(raw: string): string {
   return cleanName(raw)
     .replace(HONORIFIC, '')
-    .replace(/\s*\(J\)$/i, '')
+    .replace(/(?<!\s)\s*\(J\)$/i, '')
     .trim();
 }
 

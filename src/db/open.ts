@@ -12,55 +12,111 @@ import { vector } from '@electric-sql/pglite-pgvector';
 import { CamelCasePlugin, Kysely } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
+import { lockDirectory, type DirectoryLock } from '../adapters/pglite/directory-lock.ts';
 import { PGliteDialect } from '../adapters/pglite/kysely-dialect.ts';
 import type { Database, Db } from './database.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
 
 export interface OpenedDatabase {
+  /** The request path's: on PostgreSQL every statement is bounded by the statement timeout. */
   readonly db: Db;
+  /**
+   * Migrations, ingest and projections: work whose statements may rightly run long (an
+   * index build over the whole corpus), on a pool of its own without the timeout. The same
+   * as `db` where there is no timeout (PGlite, which cannot enforce one, and tests).
+   */
+  readonly maintenance: Db;
   readonly kind: DatabaseKind;
   close(): Promise<void>;
 }
 
 const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
 
-export async function openPostgres(url: string, options: { max?: number } = {}): Promise<OpenedDatabase> {
+function postgresKysely(url: string, max: number, statementTimeoutMs: number | undefined): Db {
   const sql = postgres(url, {
-    max: options.max ?? 10,
+    max,
     onnotice: () => undefined,
+    ...(statementTimeoutMs === undefined ? {} : { connection: { statement_timeout: statementTimeoutMs } }),
     types: {
       int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
       date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
     },
   });
-  const db = new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }), plugins });
-  return { db, kind: 'postgres', close: () => db.destroy() };
+  return new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }), plugins });
 }
 
-/** `dataDir` undefined gives an in-memory PGlite (tests); otherwise files under it. */
-export async function openPglite(dataDir: string | undefined): Promise<OpenedDatabase> {
-  let location: string | undefined;
-  if (dataDir !== undefined) {
-    location = join(dataDir, 'pglite');
-    mkdirSync(location, { recursive: true });
-  }
-  const pg = await PGlite.create(location, {
-    extensions: { vector, pg_trgm },
-    parsers: { [types.DATE]: (v: string) => v, [types.INT8]: (v: string) => Number(v) },
-  });
-  await pg.exec('create extension if not exists vector');
-  const db = new Kysely<Database>({ dialect: new PGliteDialect(pg), plugins });
+export async function openPostgres(url: string, options: { max?: number; statementTimeoutMs?: number } = {}): Promise<OpenedDatabase> {
+  const db = postgresKysely(url, options.max ?? 10, options.statementTimeoutMs);
+  const maintenance = options.statementTimeoutMs === undefined ? db : postgresKysely(url, MAINTENANCE_CONNECTIONS, undefined);
   return {
     db,
-    kind: 'pglite',
+    maintenance,
+    kind: 'postgres',
     close: async () => {
       await db.destroy();
-      await pg.close();
+      if (maintenance !== db) await maintenance.destroy();
     },
   };
 }
 
-export function openDatabase(config: { DATABASE_URL?: string | undefined; DATA_DIR: string }): Promise<OpenedDatabase> {
-  return config.DATABASE_URL ? openPostgres(config.DATABASE_URL) : openPglite(config.DATA_DIR);
+/** Background work runs a few statements at a time; it must not take the request path's connections. */
+const MAINTENANCE_CONNECTIONS = 3;
+
+/** PGlite with the extensions our migrations use; nothing stays open if it fails. */
+async function createPglite(location: string | undefined): Promise<PGlite> {
+  const pg = await PGlite.create(location, {
+    extensions: { vector, pg_trgm },
+    parsers: { [types.DATE]: (v: string) => v, [types.INT8]: (v: string) => Number(v) },
+  });
+  try {
+    await pg.exec('create extension if not exists vector');
+  } catch (error) {
+    await pg.close().catch(() => undefined);
+    throw error;
+  }
+  return pg;
+}
+
+/**
+ * `dataDir` undefined gives an in-memory PGlite (tests); otherwise files under it, which
+ * this process holds, as `holder`, until close: PGlite cannot share its files with another
+ * process, so while one holds them every other open throws DirectoryLockedError.
+ */
+export async function openPglite(dataDir: string | undefined, holder = 'a process'): Promise<OpenedDatabase> {
+  let location: string | undefined;
+  let lock: DirectoryLock | undefined;
+  if (dataDir !== undefined) {
+    location = join(dataDir, 'pglite');
+    mkdirSync(location, { recursive: true });
+    lock = await lockDirectory(location, holder);
+  }
+  const pg = await createPglite(location).catch((error: unknown) => {
+    lock?.release();
+    throw error;
+  });
+  const db = new Kysely<Database>({ dialect: new PGliteDialect(pg), plugins });
+  return {
+    db,
+    maintenance: db,
+    kind: 'pglite',
+    close: async () => {
+      try {
+        await db.destroy();
+        await pg.close();
+      } finally {
+        lock?.release();
+      }
+    },
+  };
+}
+
+/** `holder` names this process in the PGlite lock ("the service", "court-records ingest"). */
+export function openDatabase(
+  config: { DATABASE_URL?: string | undefined; DATA_DIR: string; DATABASE_STATEMENT_TIMEOUT_MS?: number },
+  holder?: string,
+): Promise<OpenedDatabase> {
+  return config.DATABASE_URL
+    ? openPostgres(config.DATABASE_URL, config.DATABASE_STATEMENT_TIMEOUT_MS === undefined ? {} : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS })
+    : openPglite(config.DATA_DIR, holder);
 }

@@ -4,14 +4,17 @@
  * and uses only web standards, so the same app serves under Node and Deno.
  */
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from 'pino';
 import type { IdGenerator } from '../ports/clock.ts';
+import { isStatementTimeout } from '../db/statement-timeout.ts';
 import { ApiError } from './api-error.ts';
 import type { App } from './app-types.ts';
 import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { checkIdempotencyKeyFormat, idempotent } from './middleware/idempotency.ts';
+import type { InFlightRequests } from './middleware/in-flight.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
 import { requestId } from './middleware/request-id.ts';
 import { requireApiKey, type ApiKeyGateDeps } from './middleware/require-api-key.ts';
@@ -57,6 +60,8 @@ export const IDEMPOTENT_PATHS = [
   '/request-timeline',
 ] as const;
 
+const NOT_JSON_CONTENT_TYPE = 'The request body must be JSON, sent with Content-Type: application/json.';
+
 export interface AppDeps {
   readonly basePath: string;
   readonly version: string;
@@ -78,6 +83,8 @@ export interface AppDeps {
   /** POST /request-timeline and GET /request-timeline/:requestId. */
   readonly timeline: TimelineRouteDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
+  /** Counts requests in flight for a graceful stop. */
+  readonly inFlight: InFlightRequests;
 }
 
 const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c) => {
@@ -89,6 +96,7 @@ const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c)
 export function createApp(deps: AppDeps): App {
   const root: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
 
+  root.use('*', deps.inFlight.middleware);
   root.use('*', requestId(deps.ids));
   root.use(
     '*',
@@ -108,6 +116,17 @@ export function createApp(deps: AppDeps): App {
       if (error.options.cause !== undefined)
         deps.logger.error({ requestId: c.get('requestId'), code: error.code, err: error.options.cause }, 'dependency failed');
       return renderError(c, error);
+    }
+    // The validators refuse a body that is not the route's JSON with an HTTPException: 400 for
+    // an empty or blank body sent as application/json, 415 for another content type. Both are
+    // the caller's error, and the spec's vocabulary for a body that is not JSON is MALFORMED_JSON.
+    // The database cancelled a statement past the request path's timeout: a dependency timed out, and nothing was charged.
+    if (isStatementTimeout(error)) {
+      deps.logger.warn({ requestId: c.get('requestId'), err: error }, 'statement timeout on the request path');
+      return renderError(c, new ApiError('UPSTREAM_TIMEOUT', { message: 'The database did not answer in time; nothing was charged. Retry shortly.' }));
+    }
+    if (error instanceof HTTPException && (error.status === 400 || error.status === 415)) {
+      return renderError(c, new ApiError('MALFORMED_JSON', error.status === 415 ? { message: NOT_JSON_CONTENT_TYPE } : {}));
     }
     deps.logger.error({ requestId: c.get('requestId'), err: error }, 'unhandled error');
     return renderError(c, new ApiError('INTERNAL_ERROR'));

@@ -4,7 +4,10 @@ import type { AuditDetail } from '../domain/audit/audit.ts';
 
 export interface AppEnv {
   Variables: {
+    /** The server's own id of this request: the only request id the ledger, audit and logs key on. */
     requestId: string;
+    /** The caller's own X-Request-Id, when well-formed: for correlation in logs only. */
+    clientRequestId?: string;
     /** Set by the API-key middleware on keyed routes only. */
     principal?: Principal;
     /** Set by a charging route once its charge commits; the audit trail records it. */

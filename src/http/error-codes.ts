@@ -2,8 +2,9 @@
  * The one error vocabulary of the API: every code of the spec's error table with its
  * HTTP status. Handlers throw `ApiError`; `render.ts` turns it into the spec's shapes;
  * `openapi-errors.ts` documents the same table, so docs cannot drift from behaviour.
- * The spec's table plus two codes of ours for the router: ROUTE_NOT_FOUND and
- * METHOD_NOT_ALLOWED (405 with an Allow header), documented in the OpenAPI document.
+ * The spec's table plus codes of ours, documented in the OpenAPI document: ROUTE_NOT_FOUND
+ * and METHOD_NOT_ALLOWED (405 with an Allow header) for the router, and
+ * WORKFLOW_ENGINE_UNAVAILABLE (503) for analyses and live fetches the engine cannot take.
  */
 export const ERROR_STATUS = {
   API_KEY_MISSING: 401,
@@ -53,6 +54,8 @@ export const ERROR_STATUS = {
   IDEMPOTENCY_IN_PROGRESS: 409,
   ROUTE_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
+  // Ours: the workflow engine behind analyses and live fetches could not take the work (503, Retry-After).
+  WORKFLOW_ENGINE_UNAVAILABLE: 503,
   // Ours, for the operator admin API (not in the spec).
   ADMIN_UNAUTHORIZED: 401,
   ORGANIZATION_NOT_FOUND: 404,
@@ -99,7 +102,8 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   PDF_LIMIT_REACHED: 'The monthly PDF limit has been reached.',
   CONCURRENT_ANALYSIS_LIMIT: 'Too many analyses are running; retry in 30 seconds.',
   TOO_MANY_KEYS_FROM_IP: 'Too many distinct API keys used from this address today.',
-  RATE_LIMITED: 'Rate limit exceeded.',
+  RATE_LIMITED:
+    'Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).',
   INSUFFICIENT_API_CREDITS: 'Insufficient API credits for this call; nothing was charged.',
   PAGE_LIMIT_EXCEEDED: 'limit is above the maximum page size of your tier.',
   PAGINATION_DEPTH_EXCEEDED: 'Pagination depth is above the cap of your tier; use searchAfter.',
@@ -123,6 +127,7 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   IDEMPOTENCY_IN_PROGRESS: 'A request with this Idempotency-Key is still in progress.',
   ROUTE_NOT_FOUND: 'No route matches this path.',
   METHOD_NOT_ALLOWED: 'This path does not accept this method; see the Allow header.',
+  WORKFLOW_ENGINE_UNAVAILABLE: 'The workflow engine could not take this work; nothing was charged. Retry after Retry-After seconds.',
   ADMIN_UNAUTHORIZED: 'The admin API needs Authorization: Bearer with the operator token.',
   ORGANIZATION_NOT_FOUND: 'No organisation has this id.',
   USER_NOT_FOUND: 'No user has this id.',

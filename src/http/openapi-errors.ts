@@ -38,8 +38,11 @@ export const InsufficientCreditsSchema = CodedErrorSchema.extend({
   topUpUrl: z.string().openapi({ description: 'Where to buy credits.' }),
 }).openapi('InsufficientCredits');
 
-/** Responses every route shares: the body and request-id middleware and the crash guard. */
-export const COMMON_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'INTERNAL_ERROR'];
+/**
+ * Responses every route shares: the router, the crash guard, and the database's statement
+ * timeout (any route that reads the database answers 408 when it does not answer in time).
+ */
+export const COMMON_ERRORS: readonly ErrorCode[] = ['METHOD_NOT_ALLOWED', 'INTERNAL_ERROR', 'UPSTREAM_TIMEOUT'];
 export const BODY_ERRORS: readonly ErrorCode[] = ['MALFORMED_JSON', 'PAYLOAD_TOO_LARGE', 'VALIDATION_ERROR'];
 
 export function errorResponses(...routeCodes: ErrorCode[]) {

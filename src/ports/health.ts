@@ -2,7 +2,16 @@
  * A dependency the deep health check can probe. Hard dependencies decide the overall
  * status; soft ones are reported but never turn the service unhealthy.
  */
-export type DependencyName = 'documentDatabase' | 'searchIndex' | 'vectorIndex' | 'cache' | 'identityService';
+export type DependencyName =
+  | 'documentDatabase'
+  | 'searchIndex'
+  | 'vectorIndex'
+  | 'cache'
+  | 'identityService'
+  /** Beyond the spec's five, all soft: what paid work beyond search depends on. */
+  | 'workflowEngine'
+  | 'workers'
+  | 'analyticsStore';
 
 export interface DependencyProbe {
   readonly name: DependencyName;

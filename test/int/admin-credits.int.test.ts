@@ -18,6 +18,9 @@ import { databases, type TestDatabase } from '../support/databases.ts';
 const TOKEN = 'admin-token-for-credit-tests-01';
 const URL_BASE = 'http://court-records.test/';
 
+/** Holds in these tests never lapse while they run. */
+const HOLD_MS = 3_600_000;
+
 for (const factory of databases) {
   describe(`admin credits and finance export (${factory.name})`, () => {
     let database: TestDatabase;
@@ -151,12 +154,13 @@ for (const factory of databases) {
       clock.set(new Date('2026-12-01T09:00:00Z'));
       await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: '2027-12-01T00:00:00.000Z' });
       clock.set(new Date('2026-12-02T09:00:00Z'));
-      await credits.chargeNow(account, 10, 'req-a');
-      const reserved = await credits.reserve(account, 50, 'req-b');
+      const charged = await credits.chargeNow(account, 10, 'req-a');
+      assert.ok(charged.ok);
+      const reserved = await credits.reserve(account, 50, 'req-b', HOLD_MS);
       assert.ok(reserved.ok);
       await credits.settle(account, reserved.value.reservationId, 20);
       clock.set(new Date('2026-12-03T09:00:00Z'));
-      await credits.reverse(account, 'req-a', 'refund');
+      await credits.reverse(account, charged.value.chargeId, 'refund');
 
       const rows = await exportRows({ from: new Date('2026-12-02T00:00:00Z'), to: new Date('2026-12-03T00:00:00Z'), accountId: account });
       assert.deepEqual(

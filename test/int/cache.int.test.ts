@@ -2,11 +2,12 @@
 import assert from 'node:assert/strict';
 import { after, describe, it } from 'node:test';
 import { MemoryCache } from '../../src/adapters/memory/cache.ts';
-import { connectRedis, RedisCache, type RedisClient } from '../../src/adapters/redis/cache.ts';
+import { RedisCache } from '../../src/adapters/redis/cache.ts';
+import { connectRedis, type RedisConnection } from '../../src/adapters/redis/connection.ts';
 import type { Cache } from '../../src/ports/cache.ts';
 
 const redisUrl = process.env.TEST_REDIS_URL;
-const clients: RedisClient[] = [];
+const connections: RedisConnection[] = [];
 
 const backends: { name: string; make: () => Promise<Cache> }[] = [
   { name: 'memory', make: async () => new MemoryCache({ now: () => new Date() }) },
@@ -15,9 +16,9 @@ const backends: { name: string; make: () => Promise<Cache> }[] = [
         {
           name: 'redis',
           make: async () => {
-            const client = await connectRedis(redisUrl);
-            clients.push(client);
-            return new RedisCache(client, `test:${Date.now()}:`);
+            const connection = await connectRedis(redisUrl);
+            connections.push(connection);
+            return new RedisCache(connection, `test:${Date.now()}:`);
           },
         },
       ]
@@ -25,7 +26,7 @@ const backends: { name: string; make: () => Promise<Cache> }[] = [
 ];
 
 after(async () => {
-  for (const client of clients) await client.quit();
+  for (const connection of connections) await connection.close();
 });
 
 for (const backend of backends) {

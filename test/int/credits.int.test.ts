@@ -18,6 +18,15 @@ import { jsonb } from '../../src/db/jsonb.ts';
 import { randomIds } from '../../src/ports/clock.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 
+/** What a successful charge left, without its server-made id. */
+function balanceOf(result: Awaited<ReturnType<CreditsService['chargeNow']>>): { balance: number; reserved: number } {
+  assert.ok(result.ok, JSON.stringify(result));
+  return { balance: result.value.balance, reserved: result.value.reserved };
+}
+
+/** Holds in these tests never lapse while they run. */
+const HOLD_MS = 3_600_000;
+
 for (const factory of databases) {
   describe(`credits service (${factory.name})`, () => {
     let database: TestDatabase;
@@ -54,13 +63,42 @@ for (const factory of databases) {
         e.type === 'CreditsExpired' ? [(e.data as { amount: number }).amount] : [],
       );
 
+    it('releases a hold its owner left open once it lapses, and only then; the sweep records it in the ledger', async () => {
+      const account = `usr_lapse_${factory.name}`;
+      now = new Date('2027-05-01T10:00:00.000Z');
+      await credits.grant(account, { amount: 500, source: 'grant' });
+      const orphan = await credits.reserve(account, 180, 'req-died-mid-call', 15 * 60_000);
+      const live = await credits.reserve(account, 100, 'req-still-running', 60 * 60_000);
+      assert.ok(orphan.ok && live.ok);
+      const row = await database.db
+        .selectFrom('creditReservations')
+        .select('holdUntil')
+        .where('reservationId', '=', orphan.value.reservationId)
+        .executeTakeFirstOrThrow();
+      assert.equal(row.holdUntil?.toISOString(), '2027-05-01T10:15:00.000Z');
+      now = new Date('2027-05-01T10:14:59.000Z');
+      const early = await credits.releaseLapsedHolds();
+      assert.equal(early.holds, 0);
+      now = new Date('2027-05-01T10:15:00.000Z');
+      const swept = await credits.releaseLapsedHolds();
+      assert.ok(swept.holds >= 1);
+      assert.deepEqual(await credits.balance(account), { balance: 400, reserved: 100 });
+      assert.deepEqual((await types(account)).slice(-1), ['CreditsReleased']);
+      assert.equal((await credits.releaseLapsedHolds()).holds, 0, 'a released hold is not released twice');
+      // Its owner coming back late settles nothing: the credits already went back.
+      const late = await credits.settle(account, orphan.value.reservationId, 100);
+      assert.ok(late.ok);
+      assert.equal(late.value.charged, 0);
+      await assertRowEqualsFold(account);
+    });
+
     it('grants, reserves the worst case, settles the final price and reverses a charge', async () => {
       const account = `org_flow_${factory.name}`;
       assert.deepEqual(await credits.grant(account, { amount: 500, source: 'purchase', note: 'PO 17' }), {
         ok: true,
         value: { balance: 500, reserved: 0 },
       });
-      const reserved = await credits.reserve(account, 180, 'req-screen-1');
+      const reserved = await credits.reserve(account, 180, 'req-screen-1', HOLD_MS);
       assert.ok(reserved.ok);
       assert.deepEqual([reserved.value.balance, reserved.value.reserved], [320, 180]);
       const { reservationId } = reserved.value;
@@ -83,10 +121,10 @@ for (const factory of databases) {
         value: { balance: 500, reserved: 0, reversed: 0 },
       });
 
-      const second = await credits.reserve(account, 120, 'req-analyze-2');
+      const second = await credits.reserve(account, 120, 'req-analyze-2', HOLD_MS);
       assert.ok(second.ok);
       assert.deepEqual(await credits.release(account, second.value.reservationId), { ok: true, value: { balance: 500, reserved: 0 } });
-      assert.deepEqual(await credits.reserve(account, 501, 'req-too-much'), {
+      assert.deepEqual(await credits.reserve(account, 501, 'req-too-much', HOLD_MS), {
         ok: false,
         error: { tag: 'InsufficientCredits', required: 501, balance: 500 },
       });
@@ -97,7 +135,7 @@ for (const factory of databases) {
     it('refuses over-capture and unknown entries with tagged errors, writing nothing', async () => {
       const account = `usr_errors_${factory.name}`;
       await credits.grant(account, { amount: 50, source: 'grant' });
-      const reserved = await credits.reserve(account, 20, 'req-1');
+      const reserved = await credits.reserve(account, 20, 'req-1', HOLD_MS);
       assert.ok(reserved.ok);
       const before = await store.readStream(ledgerStream(account));
       assert.deepEqual(await credits.settle(account, reserved.value.reservationId, 21), {
@@ -119,18 +157,29 @@ for (const factory of databases) {
       assert.equal((await store.readStream(ledgerStream(account))).version, before.version);
     });
 
-    it('charges a fixed price once per request reference', async () => {
+    it('charges under an id of its own: a request reference is never the charge id', async () => {
       const account = `usr_once_${factory.name}`;
       await credits.grant(account, { amount: 10, source: 'grant' });
-      assert.deepEqual(await credits.chargeNow(account, 5, 'req-pdf-1'), {
+      const first = await credits.chargeNow(account, 5, 'req-pdf-1');
+      const second = await credits.chargeNow(account, 5, 'req-pdf-1');
+      assert.ok(first.ok && second.ok);
+      assert.match(first.value.chargeId, /^chg_/);
+      assert.notEqual(first.value.chargeId, second.value.chargeId);
+      assert.equal(second.value.balance, 0, 'the same reference twice is two charges');
+      await assertRowEqualsFold(account);
+    });
+
+    it('charges an internal charge id at most once (a retried run start)', async () => {
+      const account = `usr_run_${factory.name}`;
+      await credits.grant(account, { amount: 10, source: 'grant' });
+      assert.deepEqual(await credits.chargeNow(account, 5, 'req-a', undefined, 'analysis-x-1'), {
         ok: true,
-        value: { chargeId: 'req-pdf-1', balance: 5, reserved: 0 },
+        value: { chargeId: 'analysis-x-1', balance: 5, reserved: 0 },
       });
-      assert.deepEqual(await credits.chargeNow(account, 5, 'req-pdf-1'), {
+      assert.deepEqual(await credits.chargeNow(account, 5, 'req-a', undefined, 'analysis-x-1'), {
         ok: true,
-        value: { chargeId: 'req-pdf-1', balance: 5, reserved: 0 },
+        value: { chargeId: 'analysis-x-1', balance: 5, reserved: 0 },
       });
-      assert.deepEqual(await credits.chargeNow(account, 0, 'req-me'), { ok: true, value: { chargeId: 'req-me', balance: 5, reserved: 0 } });
       await assertRowEqualsFold(account);
     });
 
@@ -179,7 +228,7 @@ for (const factory of databases) {
       ]);
       const work = Array.from({ length: 60 }, async (_, i) => {
         if (i % 2 === 0) return credits.chargeNow(account, 7, `req-fixed-${i}`);
-        const reserved = await credits.reserve(account, 20, `req-priced-${i}`);
+        const reserved = await credits.reserve(account, 20, `req-priced-${i}`, HOLD_MS);
         if (!reserved.ok) return reserved;
         return credits.settle(account, reserved.value.reservationId, 13);
       });
@@ -201,10 +250,7 @@ for (const factory of databases) {
       now = new Date('2027-03-01T00:00:00Z');
       assert.ok((await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: T.toISOString() })).ok);
       assert.ok((await credits.grant(account, { amount: 50, source: 'grant' })).ok);
-      assert.deepEqual(await credits.chargeNow(account, 30, 'req-early'), {
-        ok: true,
-        value: { chargeId: 'req-early', balance: 120, reserved: 0 },
-      });
+      assert.deepEqual(balanceOf(await credits.chargeNow(account, 30, 'req-early')), { balance: 120, reserved: 0 });
       now = new Date(T.getTime() + 1_000);
       assert.deepEqual(await credits.balance(account), { balance: 50, reserved: 0 });
       // Any command expires first: a charge the unexpired credits cannot cover is refused, and the expiry is recorded anyway.
@@ -214,10 +260,7 @@ for (const factory of databases) {
       });
       assert.deepEqual(await expiredAmounts(account), [70]);
       assert.deepEqual(await credits.expireDue(account), { balance: 50, reserved: 0, expired: 0 });
-      assert.deepEqual(await credits.chargeNow(account, 50, 'req-late-2'), {
-        ok: true,
-        value: { chargeId: 'req-late-2', balance: 0, reserved: 0 },
-      });
+      assert.deepEqual(balanceOf(await credits.chargeNow(account, 50, 'req-late-2')), { balance: 0, reserved: 0 });
       assert.deepEqual(await expiredAmounts(account), [70]);
       await assertRowEqualsFold(account);
     });
@@ -228,7 +271,7 @@ for (const factory of databases) {
       now = new Date('2027-04-29T00:00:00Z');
       await credits.grant(account, { amount: 40, source: 'purchase', expiresAt: T.toISOString() });
       await credits.grant(account, { amount: 100, source: 'grant' });
-      const held = await credits.reserve(account, 120, 'req-hold');
+      const held = await credits.reserve(account, 120, 'req-hold', HOLD_MS);
       assert.ok(held.ok);
       assert.ok((await credits.chargeNow(account, 10, 'req-fixed')).ok);
       now = new Date(T.getTime() + 1);

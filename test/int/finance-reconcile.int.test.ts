@@ -33,10 +33,14 @@ before(async () => {
 });
 after(async () => closeAnalytics());
 
+/** Holds in these tests never lapse while they run. */
+const HOLD_MS = 3_600_000;
+
 for (const factory of databases) {
   describe(`finance reconcile (${factory.name})`, () => {
     let database: TestDatabase;
     let credits: CreditsService;
+    let req4ChargeId = '';
     let recorder: AuditRecorder;
     let projector: ProjectorRunner;
     const clock = new SettableClock(DAY_1);
@@ -84,27 +88,28 @@ for (const factory of databases) {
       ok(await credits.chargeNow(ORG, 10, 'req-1'));
       await audit('req-1', member, 200, 10);
       // An outcome-priced call: 100 held, 40 charged, 60 released.
-      const held = ok(await credits.reserve(ORG, 100, 'req-2'));
+      const held = ok(await credits.reserve(ORG, 100, 'req-2', HOLD_MS));
       if (held.ok) ok(await credits.settle(ORG, held.value.reservationId, 40));
       await audit('req-2', member, 200, 40);
       // A call that failed before it cost anything: its reservation released whole.
-      const failed = ok(await credits.reserve(SOLO, 100, 'req-3'));
+      const failed = ok(await credits.reserve(SOLO, 100, 'req-3', HOLD_MS));
       if (failed.ok) ok(await credits.release(SOLO, failed.value.reservationId));
       await audit('req-3', solo, 500, 0);
       // Answered 202 and charged, then refunded when its job failed: the audit row keeps 20.
-      ok(await credits.chargeNow(SOLO, 20, 'req-4'));
+      const answered = ok(await credits.chargeNow(SOLO, 20, 'req-4'));
+      if (answered.ok) req4ChargeId = answered.value.chargeId;
       await audit('req-4', solo, 202, 20);
-      ok(await credits.reverse(SOLO, 'req-4', 'analysis job failed'));
-      // Charged, then failed (502) and refunded whole: allowed on a failed request.
-      const refunded = ok(await credits.reserve(ORG, 100, 'req-7'));
+      ok(await credits.reverse(SOLO, req4ChargeId, 'analysis job failed'));
+      // Charged, then refunded whole before it answered 502 (work the engine could not start): it kept nothing, and says 0.
+      const refunded = ok(await credits.reserve(ORG, 100, 'req-7', HOLD_MS));
       if (refunded.ok) {
         ok(await credits.settle(ORG, refunded.value.reservationId, 100));
-        await audit('req-7', member, 502, 100);
         ok(await credits.reverse(ORG, refunded.value.reservationId, 'upstream failed'));
+        await audit('req-7', member, 502, 0);
       }
       // An unmetered call, and a reservation still open.
       await audit('req-6', member, 200, 0);
-      ok(await credits.reserve(ORG, 50, 'req-open'));
+      ok(await credits.reserve(ORG, 50, 'req-open', HOLD_MS));
       clock.set(DAY_2);
       ok(await credits.chargeNow(ORG, 5, 'req-5'));
       await audit('req-5', member, 200, 5);
@@ -171,7 +176,7 @@ for (const factory of databases) {
         .set({ status: 'open' })
         .where('reservationId', '=', settled.reservationId)
         .execute();
-      await database.db.updateTable('creditCharges').set({ reversed: false }).where('chargeId', '=', 'req-4').execute();
+      await database.db.updateTable('creditCharges').set({ reversed: false }).where('chargeId', '=', req4ChargeId).execute();
       const soloLot = await database.db.selectFrom('creditLots').select('grantId').where('accountId', '=', SOLO).executeTakeFirstOrThrow();
       const paidFrom = [{ grantId: soloLot.grantId, amount: 20, expiresAt: null }];
       try {
@@ -186,7 +191,7 @@ for (const factory of databases) {
           {
             kind: 'charge-row-mismatch',
             accountId: SOLO,
-            chargeId: 'req-4',
+            chargeId: req4ChargeId,
             readModel: { amount: 20, reversed: false, lots: paidFrom },
             ledger: { amount: 20, reversed: true, lots: paidFrom },
           },
@@ -197,7 +202,7 @@ for (const factory of databases) {
           .set({ status: 'settled' })
           .where('reservationId', '=', settled.reservationId)
           .execute();
-        await database.db.updateTable('creditCharges').set({ reversed: true }).where('chargeId', '=', 'req-4').execute();
+        await database.db.updateTable('creditCharges').set({ reversed: true }).where('chargeId', '=', req4ChargeId).execute();
       }
     });
 
@@ -241,7 +246,7 @@ for (const factory of databases) {
     it('reports a ClickHouse row missing, then one altered, per account and day', async () => {
       await analytics.command("DELETE FROM audit_events WHERE request_id = 'req-1'");
       assert.deepEqual((await run()).differences, [
-        { kind: 'usage-mismatch', accountId: ORG, day: '2026-11-26', clickhouse: 140, ledger: 150 },
+        { kind: 'usage-mismatch', accountId: ORG, day: '2026-11-26', clickhouse: 40, ledger: 50 },
       ]);
       await projector.rebuild();
       assert.deepEqual((await run()).differences, []);

@@ -51,14 +51,19 @@ describe('HTTP foundation', () => {
     return body;
   }
 
-  it('gives every success a request id, and keeps a caller-supplied one', async () => {
+  it('gives every response a request id of its own, and echoes a caller-supplied one apart', async () => {
     const res = await app.request(`${BASE}/health`);
     assert.equal(res.status, 200);
     assert.match(res.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(res.headers.get('x-client-request-id'), null);
     const own = await app.request(`${BASE}/health`, { headers: { 'X-Request-Id': 'client-trace-0001' } });
-    assert.equal(own.headers.get('x-request-id'), 'client-trace-0001');
+    assert.match(own.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(own.headers.get('x-client-request-id'), 'client-trace-0001');
+    const again = await app.request(`${BASE}/health`, { headers: { 'X-Request-Id': 'client-trace-0001' } });
+    assert.notEqual(again.headers.get('x-request-id'), own.headers.get('x-request-id'));
     const hostile = await app.request(`${BASE}/health`, { headers: { 'X-Request-Id': 'bad id <script>' } });
-    assert.notEqual(hostile.headers.get('x-request-id'), 'bad id <script>');
+    assert.match(hostile.headers.get('x-request-id') ?? '', /^[0-9a-f-]{36}$/);
+    assert.equal(hostile.headers.get('x-client-request-id'), null);
   });
 
   it('answers an unknown route with a coded 404', async () => {

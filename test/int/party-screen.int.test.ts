@@ -3,7 +3,7 @@
  * corpus slice with real party names as queries: the report (matches that explain
  * themselves with spans of the record, verdicts, coverage), the exact prices against the
  * ledger (100 match, 20 genuine no match, 0 inconclusive, +80 adjudicated), every 400 of
- * the spec's error map, the 402, the rate limit and the distinct-names caps with
+ * the spec's error map, the 402 below the 180 reservation, the rate limit and the distinct-names caps with
  * Retry-After, the Free tier's 10 checks a month, a degraded search (502, nothing
  * charged), allowance stores that fail closed, idempotent replay, and privacy: the names,
  * identifiers, address and known persons sent never reach the logs, the audit rows or
@@ -12,6 +12,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { openPglite } from '../../src/db/open.ts';
 import type { AnalyticsStore } from '../../src/ports/analytics.ts';
 import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
@@ -76,7 +77,8 @@ for (const factory of databases)
     after(async () => w.close());
 
     describe('the security matrix', () => {
-      securityMatrix({ method: 'POST', path: '/party/screen', body: person('Hiralal Motilal Desarda'), okStatus: 200, price: 100 }, () => ({
+      // The 402 asks for the reservation (rule 3), not the price the call would earn.
+      securityMatrix({ method: 'POST', path: '/party/screen', body: person('Hiralal Motilal Desarda'), okStatus: 200, price: 180 }, () => ({
         app: w.t.app,
         fixture: w.fixture,
         appWithIdentityDown: w.down.app,
@@ -236,12 +238,41 @@ for (const factory of databases)
         assert.equal((await chargedTo(w, account)) - before, 0);
       });
 
-      it('a plan clamp of the limit is reported; it makes the run inconclusive only where it cut candidates', async () => {
+      it('rule 6: any plan clamp gives inconclusive', async () => {
         const small = await fresh('clamped', { maxPageSize: 5 });
-        const rare = reportOf((await screen(person('Zorawar Quillfeather Vantablack', { limit: 50 }), small.key)).body);
-        assert.deepEqual([rare.coverage.limit, rare.coverage.limitClamped, rare.summary.verdict], [5, true, 'no_matches_found']);
-        const common = reportOf((await screen(company('State of Bihar', { limit: 50, displayThreshold: 1 }), small.key)).body);
-        assert.deepEqual([common.coverage.limit, common.coverage.exhaustive], [5, false]);
+        const coverageOf = (r: Report) => [
+          r.coverage.limit,
+          r.coverage.limitClamped,
+          r.coverage.exhaustive,
+          r.coverage.exhaustiveWithinFilters,
+        ];
+        // Within the page size: no clamp, a genuine no match at 20.
+        let before = await chargedTo(w, small.account);
+        const within = reportOf((await screen(person('Zorawar Quillfeather Vantablack', { limit: 5 }), small.key)).body);
+        assert.deepEqual([...coverageOf(within), within.summary.verdict], [5, false, true, true, 'no_matches_found']);
+        assert.equal((await chargedTo(w, small.account)) - before, 20);
+        // The same name with a limit above it, asked for or by default: clamped though nothing was cut; inconclusive, 0.
+        for (const over of [{ limit: 50 }, {}]) {
+          before = await chargedTo(w, small.account);
+          const { res, body } = await screen(person('Zorawar Quillfeather Vantablack', over), small.key);
+          const clamped = reportOf(body);
+          assert.equal(clamped.coverage.candidatesConsidered, 0);
+          assert.deepEqual(
+            [...coverageOf(clamped), clamped.summary.verdict, clamped.summary.billedAs],
+            [5, true, false, false, 'inconclusive', 'none'],
+          );
+          assert.equal(res.headers.get('x-credits-charged'), '0');
+          assert.equal((await chargedTo(w, small.account)) - before, 0);
+        }
+        // A clamp that cut candidates of a common name, nothing shown (a person is never confirmed on a name): inconclusive too.
+        const common = reportOf((await screen(person('State of Bihar', { limit: 50, displayThreshold: 1 }), small.key)).body);
+        assert.deepEqual([common.coverage.candidatesConsidered, common.matches.length], [5, 0]);
+        assert.deepEqual([...coverageOf(common), common.summary.verdict], [5, true, false, false, 'inconclusive']);
+        const { differences } = await reconcileLedger(
+          { db: w.database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+          { accountId: small.account },
+        );
+        assert.deepEqual(differences, []);
       });
     });
 
@@ -310,18 +341,44 @@ for (const factory of databases)
         assert.equal(res.status, 200, JSON.stringify(body));
       });
 
-      it('402 with required, balance, shortfall and topUpUrl when the worst case is not covered; nothing charged', async () => {
-        const poor = await fresh('poor', {}, 150);
-        const { res, body } = await screen(person('Hiralal Motilal Desarda', { adjudicate: true }), poor.key);
-        assert.equal(res.status, 402);
-        assert.deepEqual(
-          [body.code, body.required, body.balance, body.shortfall, body.topUpUrl],
-          ['INSUFFICIENT_API_CREDITS', 180, 150, 30, 'https://billing.test/top-up'],
-        );
-        assert.equal(await balanceOf(w, poor.account), 150);
-        const plain = await screen(person('Hiralal Motilal Desarda'), poor.key);
-        assert.equal(plain.res.status, 200);
-        assert.equal(await balanceOf(w, poor.account), 50);
+      it('rule 3: pre-flight holds the worst case, 180, with or without adjudicate', async () => {
+        const credits = w.t.application.credits;
+        const poor = await fresh('poor', {}, 179);
+        for (const adjudicate of [false, true]) {
+          const { res, body } = await screen(person('Hiralal Motilal Desarda', { adjudicate }), poor.key);
+          assert.equal(res.status, 402, JSON.stringify(body));
+          assert.deepEqual(
+            [body.code, body.required, body.balance, body.shortfall, body.topUpUrl],
+            ['INSUFFICIENT_API_CREDITS', 180, 179, 1, 'https://billing.test/top-up'],
+          );
+        }
+        assert.deepEqual(await credits.balance(poor.account), { balance: 179, reserved: 0 });
+        assert.equal(await chargedTo(w, poor.account), 0);
+        // With exactly 180 each call runs, settles at the price it earned and releases the rest of the hold.
+        const runs: [string, Json, string, boolean, number][] = [
+          ['no-match', person('Zorawar Quillfeather Vantablack'), 'genuine_no_match', false, 20],
+          ['match', person('Hiralal Motilal Desarda'), 'match', false, 100],
+          ['adjudicated', person('Hiralal Motilal Desarda', { adjudicate: true, knownPersons: ['Padma'] }), 'match', true, 180],
+        ];
+        const accounts = [poor.account];
+        for (const [label, body, billedAs, adjudicated, price] of runs) {
+          const u = await fresh(`exact-${label}`, {}, 180);
+          accounts.push(u.account);
+          const { res, body: answer } = await screen(body, u.key);
+          assert.equal(res.status, 200, `${label}: ${JSON.stringify(answer)}`);
+          const { summary } = reportOf(answer);
+          assert.deepEqual([summary.billedAs, summary.adjudicated], [billedAs, adjudicated], label);
+          assert.equal(res.headers.get('x-credits-charged'), String(price), label);
+          assert.equal(await chargedTo(w, u.account), price, label);
+          assert.deepEqual(await credits.balance(u.account), { balance: 180 - price, reserved: 0 }, label);
+        }
+        for (const accountId of accounts) {
+          const report = await reconcileLedger(
+            { db: w.database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+            { accountId },
+          );
+          assert.deepEqual(report.differences, [], accountId);
+        }
       });
 
       it('429 RATE_LIMITED past the per-endpoint screening rate, in the rate-limit shape with Retry-After; nothing charged', async () => {
@@ -454,7 +511,7 @@ for (const factory of databases)
         const u = await fresh('idem-402', {}, 50);
         const headers = { 'Idempotency-Key': 'screen-402' };
         assert.equal((await screen(person('Hakam Shah'), u.key, headers)).res.status, 402);
-        await w.t.application.credits.grant(u.account, { amount: 100, source: 'grant' });
+        await w.t.application.credits.grant(u.account, { amount: 130, source: 'grant' });
         const retried = await screen(person('Hakam Shah'), u.key, headers);
         assert.equal(retried.res.status, 200);
         assert.equal(retried.res.headers.get('idempotency-replayed'), null);

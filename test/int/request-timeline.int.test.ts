@@ -465,28 +465,85 @@ for (const factory of databases)
       assert.deepEqual([reused.res.status, reused.body.code], [409, 'IDEMPOTENCY_KEY_REUSED']);
     });
 
-    it('starts, through the dispatcher, a live fetch whose admission committed but whose workflow start was lost', async () => {
-      const lost = buildTestApp({
-        db: database.db,
-        clock,
-        livePortal: true,
-        timelineWorkflows: {
-          available: true,
-          startTimelineFetch: () => Promise.reject(new Error('the process died before the start (test)')),
-        },
+    it('refuses a live fetch the workflow engine cannot start with 503 WORKFLOW_ENGINE_UNAVAILABLE, its hold released', async () => {
+      const stopped = await startTestTemporal();
+      await stopped.close();
+      const down = buildTestApp({ db: database.db, clock, livePortal: true, timelineWorkflows: stopped.timelineWorkflows });
+      const before = await balance();
+      const jobsBefore = await database.db.selectFrom('timelineRequests').select('requestId').execute();
+      const refused = await call(fixture.keys.active, 'POST', '/request-timeline', { cnr: GA, refresh: true }, {}, down);
+      assert.deepEqual([refused.res.status, refused.body.code], [503, 'WORKFLOW_ENGINE_UNAVAILABLE'], JSON.stringify(refused.body));
+      assert.equal(refused.res.headers.get('retry-after'), '30');
+      assert.equal(await balance(), before);
+      const made = (await database.db.selectFrom('timelineRequests').select(['requestId', 'status']).execute()).filter(
+        (j) => !jobsBefore.some((b) => b.requestId === j.requestId),
+      );
+      assert.deepEqual(
+        made.map((j) => j.status),
+        ['failed'],
+      );
+      assert.equal((await ledgerEvents('CreditsReleased', (await t.timeline.jobs.job(made[0]!.requestId))!.reservationId!)).length, 1);
+    });
+
+    it('starts, through the dispatcher, a live fetch whose process died between admission and start', async () => {
+      // The admission as the request makes it, committed, with no start after it: what a crash leaves.
+      const admitted = await t.timeline.jobs.admitLiveFetch({
+        subject: { caseId: `hc-${GA}`, cnr: GA },
+        accountId: fixture.organizationId,
+        dailyCap: 1_000,
+        callId: 'crashed-before-start',
       });
-      const admitted = await call(fixture.keys.active, 'POST', '/request-timeline', { cnr: GA, refresh: true }, {}, lost);
-      assert.equal(admitted.res.status, 202);
-      const requestId = String((admitted.body.data as Json).requestId);
-      assert.deepEqual([(await t.timeline.jobs.job(requestId))?.workflowStarted, (admitted.body.data as Json).status], [false, 'running']);
-      const dispatcher = new TimelineDispatcher({ jobs: t.timeline.jobs, workflows: temporal.timelineWorkflows, clock, graceMs: 15_000 });
+      assert.ok(admitted.ok);
+      const { requestId } = admitted;
+      const passOver = new TimelineDispatcher({
+        jobs: t.timeline.jobs,
+        workflows: temporal.timelineWorkflows,
+        clock,
+        graceMs: 15_000,
+        startBoundMs: 120_000,
+        orphanCheckMs: 120_000,
+        maxRunMs: 1_800_000,
+        onJobError: (id, err) => assert.fail(`${id}: ${String(err)}`),
+      });
       // Within the grace period a start may still be in flight: left alone.
-      assert.deepEqual(await dispatcher.dispatch(), { started: 0 });
+      assert.deepEqual(await passOver.dispatch(), { started: 0, failed: 0 });
       clock.advanceSeconds(16);
-      assert.deepEqual(await dispatcher.dispatch(), { started: 1 });
+      assert.deepEqual(await passOver.dispatch(), { started: 1, failed: 0 });
       const job = await ended(requestId);
       assert.equal(job.status, 'completed');
-      assert.deepEqual(await dispatcher.dispatch(), { started: 0 });
+      assert.deepEqual(await passOver.dispatch(), { started: 0, failed: 0 });
+    });
+
+    it('fails and releases a live fetch whose workflow could not be started within the bound', async () => {
+      const stopped = await startTestTemporal();
+      await stopped.close();
+      const before = await balance();
+      const admitted = await t.timeline.jobs.admitLiveFetch({
+        subject: { caseId: `hc-${GA}`, cnr: GA },
+        accountId: fixture.organizationId,
+        dailyCap: 1_000,
+        callId: 'engine-down-after-admission',
+      });
+      assert.ok(admitted.ok);
+      assert.equal(await balance(), before - 50);
+      const dispatcher = new TimelineDispatcher({
+        jobs: t.timeline.jobs,
+        workflows: stopped.timelineWorkflows,
+        clock,
+        graceMs: 15_000,
+        startBoundMs: 120_000,
+        orphanCheckMs: 120_000,
+        maxRunMs: 1_800_000,
+        onJobError: (id, err) => assert.fail(`${id}: ${String(err)}`),
+      });
+      clock.advanceSeconds(60);
+      // The engine is down: the job waits for it, still holding its credits.
+      assert.deepEqual(await dispatcher.dispatch(), { started: 0, failed: 0 });
+      clock.advanceSeconds(61);
+      assert.deepEqual(await dispatcher.dispatch(), { started: 0, failed: 1 });
+      const job = (await t.timeline.jobs.job(admitted.requestId))!;
+      assert.deepEqual([job.status, job.errorCode], ['failed', 'UPSTREAM_UNAVAILABLE']);
+      assert.equal(await balance(), before);
     });
 
     it('measures POST → 202 and workflow start → completion of live fetches over the loopback portal', async () => {

@@ -19,6 +19,8 @@ import { createAccessFixture, enterpriseUser, type AccessFixture } from '../supp
 import { BASE, buildTestApp, SettableClock, testEmbedder, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
+import type { SearchIndex } from '../../src/ports/search-index.ts';
+import { VECTOR_SEARCH_MAX_DEPTH, type VectorIndex } from '../../src/ports/vector-index.ts';
 
 const operator = { kind: 'operator' } as const;
 type Json = Record<string, unknown>;
@@ -32,10 +34,10 @@ for (const factory of databases)
     let vectors = false;
     const clock = new SettableClock(new Date('2026-11-20T10:00:00Z'));
 
-    const search = async (body: unknown, key = fixture.keys.active) => {
-      const res = await t.app.request(`${BASE}/search/cases/semantic`, {
+    const search = async (body: unknown, key = fixture.keys.active, app = t, headers: Record<string, string> = {}) => {
+      const res = await app.app.request(`${BASE}/search/cases/semantic`, {
         method: 'POST',
-        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json', ...headers },
         body: JSON.stringify(body),
       });
       return { res, body: (await res.json()) as Json };
@@ -134,6 +136,51 @@ for (const factory of databases)
       assert.equal((body.pagination as Json).limit, 100);
       const applied = (body.meta as Json).appliedFilters as Json;
       assert.deepEqual([applied.court, applied.caseYear, applied.inferredFromQuery], [['Supreme Court of India'], [1987], ['caseYear']]);
+    });
+
+    it('pages reach the vector index depth bound and no further: deeper is 400 PAGINATION_DEPTH_EXCEEDED, uncharged', async () => {
+      const limit = 100;
+      const deepest = await search({ query: 'land acquisition compensation', limit, page: VECTOR_SEARCH_MAX_DEPTH / limit });
+      assert.equal(deepest.res.status, 200, JSON.stringify(deepest.body));
+      assert.equal(deepest.body.success, true);
+      const charged = await cost(async () => {
+        const deeper = await search({ query: 'land acquisition compensation', limit, page: VECTOR_SEARCH_MAX_DEPTH / limit + 1 });
+        assert.deepEqual([deeper.res.status, deeper.body.code], [400, 'PAGINATION_DEPTH_EXCEEDED']);
+      });
+      assert.equal(charged, 0);
+    });
+
+    it('once the search runs, a failure of both the vector path and the keyword fallback is 200 success false UPSTREAM_UNAVAILABLE, uncharged and not replayed', async () => {
+      const down = (what: string) => () => Promise.reject(new Error(`${what} is down`));
+      const vectorsDown: VectorIndex = { search: down('vector index'), ping: down('vector index') };
+      const indexDown: SearchIndex = {
+        name: 'postgres',
+        search: down('search index'),
+        upsert: down('search index'),
+        remove: down('search index'),
+        ping: down('search index'),
+      };
+      const broken = buildTestApp({ db: database.db, clock, index: indexDown, vectors: vectorsDown });
+      const body = { query: 'land acquisition compensation', limit: 5 };
+      const key = { 'Idempotency-Key': 'semantic-in-band-failure-1' };
+      let failed = { res: new Response(), body: {} as Json };
+      const charged = await cost(async () => {
+        failed = await search(body, fixture.keys.active, broken, key);
+      });
+      assert.equal(charged, 0);
+      assert.equal(failed.res.status, 200);
+      assert.deepEqual(Object.keys(failed.body).sort(), ['code', 'error', 'message', 'requestId', 'success']);
+      assert.deepEqual([failed.body.success, failed.body.code], [false, 'UPSTREAM_UNAVAILABLE']);
+      assert.equal(failed.body.requestId, failed.res.headers.get('X-Request-Id'));
+      assert.equal(failed.res.headers.get('X-Credits-Charged'), null);
+      assert.match(failed.res.headers.get('Cache-Control') ?? '', /no-store/);
+      // Not stored: the same key and body run again, here on the working app, and are charged then.
+      const retried = await search(body, fixture.keys.active, t, key);
+      assert.equal(retried.body.success, true);
+      assert.equal(retried.res.headers.get('Idempotency-Replayed'), null);
+      // A refusal decided before the search runs keeps its own status, on the broken app too.
+      const refused = await search({ query: 'ab' }, fixture.keys.active, broken);
+      assert.deepEqual([refused.res.status, refused.body.code], [400, 'VALIDATION_ERROR']);
     });
 
     it(

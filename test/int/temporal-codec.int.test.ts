@@ -30,6 +30,8 @@ import {
   KEY_ID_METADATA,
   parseCodecKeyring,
 } from '../../src/adapters/temporal/payload-codec.ts';
+import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
+import { FailedAttemptThrottle } from '../../src/application/access/failed-attempt-throttle.ts';
 import { ApiError } from '../../src/http/api-error.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { AppEnv } from '../../src/http/env.ts';
@@ -43,6 +45,8 @@ import { codecProbe, type CodecProbeInput } from '../support/temporal/codec-prob
 
 const TOKEN = 'ops-token-for-the-codec-integration-test';
 const UI_ORIGIN = 'http://localhost:8233';
+/** Stands in for the socket's address. */
+const CLIENT = 'x-test-client';
 const TEMPORAL_CLI = process.env.TEMPORAL_CLI_PATH ?? '/root/.pyenv/versions/3.11.7/bin/temporal';
 const NAME = 'Kavya Testpetitioner';
 const input: CodecProbeInput = { caseId: 'hc-DLHC010012342019', partyName: NAME };
@@ -75,7 +79,20 @@ function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = c
   app.use('*', parseJsonBody);
   app.onError((error, c) => renderError(c, error instanceof ApiError ? error : new ApiError('INTERNAL_ERROR')));
   app.notFound((c) => renderError(c, new ApiError('ROUTE_NOT_FOUND')));
-  registerTemporalCodec(app, { adminToken, codec: payloadCodec, uiOrigins: [UI_ORIGIN], clock });
+  const failures = new FailedAttemptThrottle({
+    limiter: new MemoryRateLimiter(clock),
+    clock,
+    scope: 'admin-token',
+    maxFailures: 5,
+    windowMs: 60_000,
+    onStoreFailure: () => undefined,
+    onBlocked: () => undefined,
+  });
+  const attempts = {
+    failures,
+    clientAddress: (c: { req: { header(name: string): string | undefined } }) => c.req.header(CLIENT) ?? '127.0.0.1',
+  };
+  registerTemporalCodec(app, { adminToken, attempts, codec: payloadCodec, uiOrigins: [UI_ORIGIN], clock });
   return app;
 }
 
@@ -344,6 +361,45 @@ describe('temporal codec ops session (the Web UI sends a cookie, not a bearer to
       assert.ok(attributesOf(res).includes('samesite=strict'));
       assert.equal((await decodeWith(cookieOf(res))).res.status, 200);
     }
+  });
+
+  it('after 5 wrong tokens, form or bearer, refuses every token from that address with 429 for the minute; a live session still decodes', async () => {
+    const start = now;
+    const session = cookieOf(await openWithBearer());
+    const from = { [CLIENT]: '192.0.2.77' };
+    for (const res of [
+      await postForm(`${TOKEN}-1`, { Origin: SELF, ...from }),
+      await postForm(`${TOKEN}-2`, { Origin: SELF, ...from }),
+      await app.request('/ops/temporal-codec/session', { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}-3`, ...from } }),
+      await postForm(`${TOKEN}-4`, { Origin: SELF, ...from }),
+      await app.request('/ops/temporal-codec/decode', {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${TOKEN}-5`, ...from },
+        body: JSON.stringify({ payloads: [] }),
+      }),
+    ]) {
+      assert.equal(res.status, 401);
+    }
+    for (const res of [
+      await postForm(TOKEN, { Origin: SELF, ...from }),
+      await app.request('/ops/temporal-codec/session', { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}`, ...from } }),
+    ]) {
+      assert.equal(res.status, 429);
+      const body = (await res.json()) as Body;
+      assert.equal(body.code, 'RATE_LIMITED');
+      assert.equal(res.headers.get('retry-after'), String(body.retryAfter));
+      assert.equal(res.headers.get('set-cookie'), null);
+    }
+    const decoded = await app.request('/ops/temporal-codec/decode', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Cookie: session, ...from },
+      body: JSON.stringify({ payloads: [] }),
+    });
+    assert.equal(decoded.status, 200);
+    assert.equal((await postForm(TOKEN, { Origin: SELF, [CLIENT]: '192.0.2.78' })).status, 200, 'another address is unaffected');
+    now = start + 60 * SECOND;
+    assert.equal((await postForm(TOKEN, { Origin: SELF, ...from })).status, 200, 'the next minute');
+    now = start;
   });
 
   it('serves a self-contained login form that posts the token to the session route', async () => {

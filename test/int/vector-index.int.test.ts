@@ -3,7 +3,8 @@
  * (Indian Kanoon 50 and IN-Abs) ingested, embedded by the real local model through the
  * embedding projector (two chunks a case, to keep the run short) and searched. A passage
  * finds its own case; every filter holds on every hit and misses nothing; pages join up;
- * a withheld case is never returned but reported; and a filter matching few chunks far
+ * a withheld case is never returned but reported; the deepest page allowed is read through
+ * the HNSW index (EXPLAIN) and a deeper one refused; and a filter matching few chunks far
  * from the query still fills its page, because the filter runs inside pgvector's
  * iterative HNSW scan (shown against the same scan with iterative scans off). PGlite
  * only where pgvector is missing: the Debian PostgreSQL here has none, which is reported
@@ -11,14 +12,23 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { sql } from 'kysely';
+import {
+  RawNode,
+  sql,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
 import { PostgresVectorIndex, vectorStoreAvailable } from '../../src/adapters/postgres/vector-index.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
 import { scIk50Source } from '../../src/corpus/sources/sc-ik50.ts';
 import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
 import { USE_LITE_CHUNKING } from '../../src/domain/semantic/chunking.ts';
-import type { VectorFilters } from '../../src/ports/vector-index.ts';
+import { VECTOR_SEARCH_MAX_DEPTH, type VectorFilters } from '../../src/ports/vector-index.ts';
 import { EmbeddingProjector } from '../../src/projections/embedding-projector.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
@@ -29,6 +39,23 @@ const CHUNKING = { ...USE_LITE_CHUNKING, maxChunks: 2 };
 
 function parse(vector: string): number[] {
   return vector.slice(1, -1).split(',').map(Number);
+}
+
+/** Runs the adapter's own ranked queries (those with an ORDER BY) under EXPLAIN ANALYZE and keeps their plans. */
+class ExplainRankedQueries implements KyselyPlugin {
+  readonly plans: string[] = [];
+
+  transformQuery({ node }: PluginTransformQueryArgs): RootOperationNode {
+    if (node.kind !== 'RawNode' || !node.sqlFragments.join(' ').includes('order by')) return node;
+    const [first = '', ...rest] = node.sqlFragments;
+    return RawNode.create([`explain (analyze, costs off) ${first}`, ...rest], node.parameters);
+  }
+
+  async transformResult({ result }: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {
+    const lines = result.rows.map((row) => String(Object.values(row)[0]));
+    if (lines.some((l) => l.startsWith('Planning Time'))) this.plans.push(lines.join('\n'));
+    return result;
+  }
 }
 
 for (const factory of databases)
@@ -169,13 +196,31 @@ for (const factory of databases)
       assert.ok(!all.hits.some((h) => h.caseId === target));
     });
 
-    test('a filter matching few chunks far from the query still fills the page, through the HNSW index', async () => {
-      const forced = new PostgresVectorIndex(database.db, {
+    test('the deepest accepted page walks the HNSW index, never a scan, and a deeper one is refused before any SQL', async () => {
+      const explain = new ExplainRankedQueries();
+      const explained = new PostgresVectorIndex(database.db.withPlugin(explain), {
         model: embedder.model,
         dimensions: embedder.dimensions,
-        scan: 'hnsw',
-        efSearch: 10,
       });
+      const vector = parse((await chunkOf('sc-inabs-232')).embedding);
+      const limit = 100;
+      const deepest = { vector, offset: VECTOR_SEARCH_MAX_DEPTH - limit, limit };
+      for (const filters of [{}, { courtCodes: ['SC'] }, { years: [1987, 1988] }] satisfies VectorFilters[]) {
+        explain.plans.length = 0;
+        await explained.search({ ...deepest, filters });
+        assert.ok(explain.plans.length >= 1 && explain.plans.length <= 2, `${String(explain.plans.length)} walks`);
+        for (const plan of explain.plans) {
+          assert.match(plan, /Index Scan using case_chunks_use_lite_512_hnsw_idx on case_chunks/, plan);
+          assert.doesNotMatch(plan, /Seq Scan|Bitmap/, plan);
+        }
+      }
+      explain.plans.length = 0;
+      await assert.rejects(explained.search({ ...deepest, offset: deepest.offset + 1, filters: {} }), RangeError);
+      assert.deepEqual(explain.plans, []);
+    });
+
+    test('a filter matching few chunks far from the query still fills the page, through the HNSW index', async () => {
+      const forced = new PostgresVectorIndex(database.db, { model: embedder.model, dimensions: embedder.dimensions, efSearch: 10 });
       const probe = await chunkOf('sc-inabs-314');
       const vector = parse(probe.embedding);
       // The decade whose cases lie farthest from the query, with more cases than a page.

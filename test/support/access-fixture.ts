@@ -4,7 +4,7 @@
  * writes. Rotations are made at earlier clock times to get a key inside and past its grace.
  */
 import type { AccountsService, NewUser } from '../../src/application/accounts/accounts-service.ts';
-import type { Tier } from '../../src/domain/access/tiers.ts';
+import type { LimitOverrides, Tier } from '../../src/domain/access/tiers.ts';
 import type { SettableClock } from './app.ts';
 
 const operator = { kind: 'operator' } as const;
@@ -51,6 +51,17 @@ export function enterpriseUser(email: string, over: Partial<NewUser> = {}): NewU
     limitOverrides: {},
     ...over,
   };
+}
+
+/** A new Enterprise user without an organisation (so its own billing account), with `limits` and one key. */
+export async function keyedUser(
+  accounts: AccountsService,
+  label: string,
+  limits: LimitOverrides = {},
+): Promise<{ userId: string; key: string }> {
+  const email = `${label}.${Date.now()}.${Math.random().toString(36).slice(2)}@lawfirm.example`;
+  const userId = unwrap(await accounts.registerUser(enterpriseUser(email, { limitOverrides: limits }), operator)).userId;
+  return { userId, key: unwrap(await accounts.createKey(userId, label, operator)).fullKey };
 }
 
 let counter = 0;

@@ -13,8 +13,10 @@ import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
 import type { Db } from '../../src/db/database.ts';
 import type { Tier } from '../../src/domain/access/tiers.ts';
 import { createApp } from '../../src/http/app.ts';
+import { InFlightRequests } from '../../src/http/middleware/in-flight.ts';
 import { findUserOrganization } from '../../src/adapters/postgres/key-lookup.ts';
 import { AuditQueries } from '../../src/application/audit/audit-queries.ts';
+import { FailedAttemptThrottle } from '../../src/application/access/failed-attempt-throttle.ts';
 import type { AnalyticsStore } from '../../src/ports/analytics.ts';
 import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
 import type { App } from '../../src/http/app-types.ts';
@@ -34,11 +36,13 @@ import type { DocumentStorage } from '../../src/ports/document-storage.ts';
 import type { SearchIndex } from '../../src/ports/search-index.ts';
 import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
 import { PostgresVectorIndex } from '../../src/adapters/postgres/vector-index.ts';
+import { PostgresCaseRestrictions } from '../../src/adapters/postgres/case-restrictions.ts';
+import type { CaseRestrictions } from '../../src/ports/case-restrictions.ts';
 import type { Embedder } from '../../src/ports/embedder.ts';
 import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { corpusDir } from './corpus.ts';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, type AnalysisWiring, type Application } from '../../src/wiring.ts';
-import { wireTimeline, type TimelineWiring } from '../../src/wiring.ts';
+import { wireTimeline, type TimelineWiring, type WorkflowWatchdogBounds } from '../../src/wiring.ts';
 import { unavailableTimelineWorkflows, type TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
 import { LocalContextAdjudicator } from '../../src/adapters/llm/local-adjudicator.ts';
 import type { MatchAdjudicator } from '../../src/ports/match-adjudicator.ts';
@@ -76,6 +80,8 @@ export interface TestAppOptions {
   readonly clock?: Clock;
   readonly probes?: (real: DependencyProbe[]) => DependencyProbe[];
   readonly perMinute?: number;
+  /** Failed attempts per address and window: key lookups (default 20) and admin tokens (5), per minute like the service. */
+  readonly failedAttempts?: { readonly keys?: number; readonly adminTokens?: number; readonly windowMs?: number };
   readonly cache?: Cache;
   readonly limiter?: RateLimiter;
   readonly distinctKeys?: DistinctCounter;
@@ -93,6 +99,8 @@ export interface TestAppOptions {
   readonly embedder?: Embedder;
   /** Defaults to pgvector over `db` (on PostgreSQL without pgvector every search fails, so the keyword fallback answers). */
   readonly vectors?: VectorIndex;
+  /** The restricted-record check of search pages; defaults to the case store's flag over `db`. */
+  readonly restrictions?: CaseRestrictions;
   /** Defaults to no workflow engine (analysis requests answer 502); see test/support/temporal.ts for a real one. */
   readonly workflows?: AnalysisWorkflows;
   /** Hosts allowRemoteFetch may reach (default: the production list, which no test host is on). */
@@ -109,7 +117,11 @@ export interface TestAppOptions {
   readonly timelineWorkflows?: TimelineWorkflows;
   /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
   readonly livePortal?: boolean;
+  /** The outbox and watchdog bounds (default: the production defaults). */
+  readonly watchdog?: WorkflowWatchdogBounds;
 }
+
+const DEFAULT_WATCHDOG: WorkflowWatchdogBounds = { startBoundMs: 120_000, maxRunMs: 1_800_000 };
 
 let sharedEmbedder: LocalUseEmbedder | undefined;
 /** One local embedding model per test process. */
@@ -161,11 +173,23 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) },
   ];
   const clientAddress = (c: { req: { header(name: string): string | undefined } }) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1';
+  const failedAttempts = (scope: string, maxFailures: number) =>
+    new FailedAttemptThrottle({
+      limiter,
+      clock,
+      scope,
+      maxFailures,
+      windowMs: options.failedAttempts?.windowMs ?? 60_000,
+      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; failed attempt not counted'),
+      onBlocked: (source) => logger.warn({ scope, source }, 'too many failed attempts'),
+    });
+  const adminTokenAttempts = { failures: failedAttempts('admin-token', options.failedAttempts?.adminTokens ?? 5), clientAddress };
   const gate: ApiKeyGateDeps = {
     authenticator: application.authenticator,
     allowlists: application.allowlists,
     limiter,
     distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
+    keyFailures: failedAttempts('api-key', options.failedAttempts?.keys ?? 20),
     clientAddress,
     clock,
     onStoreFailure: () => undefined,
@@ -184,6 +208,8 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     embedder,
     vectors: options.vectors ?? new PostgresVectorIndex(options.db, { model: embedder.model, dimensions: embedder.dimensions }),
     onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
+    restrictions: options.restrictions ?? new PostgresCaseRestrictions(options.db),
+    onRestrictionCheckFailure: (err) => logger.error({ err }, 'restricted-record check failed; search page answered masked'),
     documents,
     documentLinks: options.documents ? null : signer,
     counter: gate.distinctKeys,
@@ -202,7 +228,9 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     scDocumentsBaseUrl: options.scDocumentsBaseUrl ?? 'https://main.sci.gov.in',
     consolidatedDeadlineSeconds: options.consolidatedDeadlineSeconds ?? 120,
     clock,
+    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
     onStartFailure: (runId, err) => logger.warn({ runId, err }, 'analysis workflow start failed'),
+    onDispatchError: (runId, err) => logger.warn({ runId, err }, 'analysis run dispatch failed'),
   });
   const timeline = wireTimeline({
     db: options.db,
@@ -212,7 +240,9 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     livePortal: options.livePortal ?? false,
     clock,
     ids: randomIds,
+    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
     onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'timeline workflow start failed'),
+    onDispatchError: (requestId, err) => logger.warn({ requestId, err }, 'timeline dispatch failed'),
   });
   const screening = wireScreening({
     db: options.db,
@@ -241,13 +271,20 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       onProbeFailure: () => undefined,
     },
     coverage: { service: application.coverage, corsOrigins: ['https://www.example-court-records.in'] },
-    publicRateLimit: { limiter, perMinute: options.perMinute ?? 1000, clock, clientAddress },
+    publicRateLimit: {
+      limiter,
+      perMinute: options.perMinute ?? 1000,
+      clock,
+      clientAddress,
+      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; serving the public request'),
+    },
     apiKeyGate: gate,
     audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(options.db, userId) },
     usage: { credits: application.credits, queries: auditQueries, clock },
     settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: options.trustProxy ?? false },
     admin: {
       adminToken: options.adminToken,
+      attempts: adminTokenAttempts,
       accounts: application.accounts,
       cases: application.cases,
       credits: application.credits,
@@ -269,8 +306,14 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       upgradeUrl: TEST_UPGRADE_URL,
       basePath: BASE,
     },
-    temporalCodec: { adminToken: undefined, codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p }, uiOrigins: [] },
+    temporalCodec: {
+      adminToken: undefined,
+      attempts: adminTokenAttempts,
+      codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p },
+      uiOrigins: [],
+    },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
+    inFlight: new InFlightRequests(),
   });
   return { app, application, logs, gate, research, analysis, timeline, documents };
 }

@@ -2,7 +2,9 @@
  * The security matrix every keyed route must pass, from one helper: no key, malformed,
  * unknown, revoked, expired after grace, rotated within grace (allowed), suspended,
  * billing inactive, deactivated organisation, wrong plan, trial, not provisioned, IP
- * outside the allowlist, and the identity store down (fail closed).
+ * outside the allowlist, and the identity store down (fail closed). Each unknown key comes
+ * from an address of its own: failed lookups are throttled per address, and the matrix of
+ * many routes in one file must not add up to a refusal it does not test.
  */
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -10,6 +12,13 @@ import { HmacApiKeyCodec } from '../../src/adapters/crypto/api-key-codec.ts';
 import type { App } from '../../src/http/app-types.ts';
 import type { AccessFixture } from './access-fixture.ts';
 import { BASE, KEY_HASH_SECRET, KEY_PREFIXES, TEST_CLIENT_HEADER } from './app.ts';
+
+let guessers = 0;
+/** A fresh client address (198.18.0.0/15, the benchmarking range) for each unknown-key case. */
+function guesserAddress(): string {
+  guessers += 1;
+  return `198.18.${Math.floor(guessers / 256) % 256}.${guessers % 256}`;
+}
 
 export interface KeyedRoute {
   readonly method: 'GET' | 'POST' | 'DELETE';
@@ -92,7 +101,8 @@ export function securityMatrix(route: KeyedRoute, context: () => MatrixContext):
 
   it(`${route.method} ${route.path}: a well-formed unknown key gives 401 API_KEY_INVALID`, async () => {
     const minted = await new HmacApiKeyCodec(KEY_PREFIXES, KEY_HASH_SECRET).mint();
-    await expectCode(await call(context().app, route, key(minted.plaintext)), 401, 'API_KEY_INVALID');
+    const headers = { ...key(minted.plaintext), [TEST_CLIENT_HEADER]: guesserAddress() };
+    await expectCode(await call(context().app, route, headers), 401, 'API_KEY_INVALID');
   });
 
   it(`${route.method} ${route.path}: a wrong plan gets the entitlement refusal with callsToday 0 and maxAllowed 0`, async () => {

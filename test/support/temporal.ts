@@ -14,7 +14,7 @@ import { bundleWorkflows, createWorker } from '../../src/adapters/temporal/worke
 import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring } from '../../src/adapters/temporal/payload-codec.ts';
-import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
+import { openTemporal, type DevServerSupervision, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
 import type { PayloadCodec } from '@temporalio/common';
 import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
 import { TemporalTimelineWorkflows, type TimelineWorkflowOptions } from '../../src/adapters/temporal/timeline-workflows.ts';
@@ -87,14 +87,28 @@ export async function recordHistories(temporal: TestTemporal, workflows: Record<
 }
 
 export async function startTestTemporal(
-  options: { activityTimeoutSeconds?: number; timeline?: TimelineWorkflowOptions } = {},
+  options: {
+    activityTimeoutSeconds?: number;
+    timeline?: TimelineWorkflowOptions;
+    /** Restart the dev server when it dies, as the service does (fault tests kill it). */
+    supervision?: DevServerSupervision;
+    /** A file keeps histories across a restart; in memory (the default) they are lost with the server. */
+    dbFilename?: string;
+  } = {},
 ): Promise<TestTemporal> {
   const { codec, dataConverter } = await testDataConverter();
   const runtime = await openTemporal({
     address: undefined,
     namespace: 'default',
     dataConverter,
-    devServer: { dbFilename: undefined, cliPath: temporalCli(), port: undefined, uiPort: undefined, codecEndpoint: undefined },
+    devServer: {
+      dbFilename: options.dbFilename,
+      cliPath: temporalCli(),
+      port: undefined,
+      uiPort: undefined,
+      codecEndpoint: undefined,
+      ...(options.supervision ? { supervision: options.supervision } : {}),
+    },
   });
   const running: RunningWorker[] = [];
   const track = (worker: Worker): RunningWorker => {

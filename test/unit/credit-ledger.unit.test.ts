@@ -493,7 +493,8 @@ describe('price table', () => {
   it('reserves the worst case a request can reach', () => {
     assert.equal(worstCase({ endpoint: 'analyze', allowRemoteFetch: true }), 120);
     assert.equal(worstCase({ endpoint: 'analyze', allowRemoteFetch: false }), 100);
-    assert.equal(worstCase({ endpoint: 'partyScreen', adjudicate: true }), 180);
+    // Rule 3 of POST /party/screen: match plus surcharge, whether or not adjudicate was asked for.
+    assert.equal(worstCase({ endpoint: 'partyScreen' }), 180);
     assert.equal(worstCase({ endpoint: 'partyScreenBatch', items: 25 }), 2_500);
     assert.equal(worstCase({ endpoint: 'analyzeConsolidated' }), 400);
     assert.ok(priceList().some((p) => p.path === '/cases/:id/analyze' && p.price.includes('+20')));

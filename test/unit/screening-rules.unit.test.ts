@@ -147,6 +147,8 @@ describe('rule 6: the verdict', () => {
     exhaustiveWithinFilters: true,
     sinceApplied: false,
     someRecordsWithheld: false,
+    strategyErrors: false,
+    clamped: false,
   };
 
   it('no_matches_found only for an exhaustive run with nothing filtered away or withheld', () => {
@@ -157,6 +159,31 @@ describe('rule 6: the verdict', () => {
     assert.equal(screeningVerdict({ ...exhaustive, strategyErrors: true }), 'inconclusive');
     assert.equal(screeningVerdict({ ...exhaustive, sinceApplied: true }), 'inconclusive');
     assert.equal(screeningVerdict({ ...exhaustive, someRecordsWithheld: true }), 'inconclusive');
+  });
+
+  it('rule 6: any plan clamp gives inconclusive', () => {
+    // Whatever the other flags say, both coverage flags true included (a clamp that cut no candidate).
+    const both = [true, false];
+    for (const exhaustiveRun of both)
+      for (const exhaustiveWithinFilters of both)
+        for (const strategyErrors of both)
+          for (const sinceApplied of both)
+            for (const someRecordsWithheld of both) {
+              const input: VerdictInput = {
+                bands: [],
+                exhaustive: exhaustiveRun,
+                exhaustiveWithinFilters,
+                strategyErrors,
+                sinceApplied,
+                someRecordsWithheld,
+                clamped: true,
+              };
+              assert.equal(screeningVerdict(input), 'inconclusive', JSON.stringify(input));
+            }
+    assert.equal(billedOutcome(screeningVerdict({ ...exhaustive, clamped: true })), 'none');
+    // A clamp does not hide what was found.
+    assert.equal(screeningVerdict({ ...exhaustive, clamped: true, bands: ['confirmed'] }), 'match_found');
+    assert.equal(screeningVerdict({ ...exhaustive, clamped: true, bands: ['possible'] }), 'possible_match');
   });
 
   it('shown matches are a finding whatever the coverage', () => {

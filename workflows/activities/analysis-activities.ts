@@ -5,7 +5,7 @@
  * worker that dies mid-activity has it retried elsewhere.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { AnalysisRuns, RunRow } from '../../src/application/analysis/analysis-runs.ts';
+import { RunEndedError, type AnalysisRuns, type RunRow } from '../../src/application/analysis/analysis-runs.ts';
 import type { CaseReader, CaseView } from '../../src/application/cases/case-reader.ts';
 import { consolidate } from '../../src/domain/analysis/consolidate.ts';
 import { isAnalysable } from '../../src/domain/analysis/paragraphs.ts';
@@ -28,10 +28,22 @@ export interface AnalysisActivityDeps {
 }
 
 export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisActivities {
+  /** The run to work on; one that failed was refunded, so nothing more is done for it (not retried). */
   async function runOf(runId: string): Promise<RunRow> {
     const run = await deps.runs.run(runId);
     if (!run) throw ApplicationFailure.nonRetryable(`no analysis run ${runId}`, 'RunNotRunning');
+    if (run.status === 'failed') throw ApplicationFailure.nonRetryable(`analysis run ${runId} already failed and was refunded`, 'RunNotRunning');
     return run;
+  }
+
+  /** Stores a result, unless the run failed (and was refunded) meanwhile. */
+  async function store(runId: string, result: Parameters<AnalysisRuns['store']>[1]): Promise<void> {
+    try {
+      await deps.runs.store(runId, result);
+    } catch (error) {
+      if (error instanceof RunEndedError) throw ApplicationFailure.nonRetryable(error.message, 'RunNotRunning');
+      throw error;
+    }
   }
 
   async function caseOf(caseId: string): Promise<CaseView> {
@@ -97,7 +109,7 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
       const text = await readableText(view);
       if (text === null) throw ApplicationFailure.nonRetryable(`case ${run.caseId} has no readable text`, 'NoReadableSource');
       const analysis = await deps.analyser.analyse(sourceOf(view, text), Context.current().cancellationSignal);
-      await deps.runs.store(runId, { model: analysis.model, caseIds: [view.caseId], analysis });
+      await store(runId, { model: analysis.model, caseIds: [view.caseId], analysis });
       return { model: analysis.model };
     },
 
@@ -118,12 +130,12 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
         throw ApplicationFailure.nonRetryable(`no document of ${run.caseNumberNormalised} has readable text`, 'NoReadableSource');
       }
       const merged = consolidate(analysed);
-      await deps.runs.store(runId, { model: merged.model, caseIds: analysed.map((a) => a.caseId), analysis: merged });
+      await store(runId, { model: merged.model, caseIds: analysed.map((a) => a.caseId), analysis: merged });
       return { model: merged.model, documents: analysed.length };
     },
 
-    async failRun(runId: string, reason: string): Promise<void> {
-      await deps.runs.fail(runId, reason);
+    async failRun(runId: string, reason: string): Promise<{ ended: 'failed' | 'stored' }> {
+      return { ended: await deps.runs.fail(runId, reason) };
     },
   };
 }

@@ -102,7 +102,8 @@ export function createTimelineActivities(deps: TimelineActivityDeps): TimelineAc
       const job = await deps.jobs.job(requestId);
       // A job that completed (or never existed) has nothing to give back.
       if (!job || job.status === 'completed' || job.reservationId === null) return { refund: 'none' as const };
-      await deps.jobs.fail(requestId, code, message);
+      // It may complete between the read and the failure: then it keeps its timeline and its charge.
+      if ((await deps.jobs.fail(requestId, code, message)) === 'completed') return { refund: 'none' as const };
       return { refund: job.liveFetched ? ('reversed' as const) : ('released' as const) };
     },
   };

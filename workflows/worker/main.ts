@@ -16,7 +16,7 @@ import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from '../..
 import { loadConfig, publicBaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
-import { eventStoreOf } from '../../src/wiring.ts';
+import { eventStoreOf, liveFetchHoldMs } from '../../src/wiring.ts';
 
 const config = loadConfig(process.env);
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
@@ -43,7 +43,14 @@ const runtime = await openWorkflowRuntime(
       documents: documents.storage,
       allowlist: remoteFetchAllowlist(config, baseUrl),
       timeline: {
-        jobs: new TimelineJobs({ db: database.db, store, credits, clock: systemClock, ids: randomIds }),
+        jobs: new TimelineJobs({
+          db: database.db,
+          store,
+          credits,
+          clock: systemClock,
+          ids: randomIds,
+          holdForMs: liveFetchHoldMs({ startBoundMs: config.WORKFLOW_START_BOUND_SECONDS * 1000, maxRunMs: config.WORKFLOW_RUN_MAX_SECONDS * 1000 }),
+        }),
         records: new StoredRecords(database.db),
         clock: systemClock,
       },

@@ -90,7 +90,7 @@ export function engineError(text: string, cause?: unknown): AnalyticsError {
   const marker = 'Exception: ';
   const start = text.lastIndexOf(marker);
   let body = start >= 0 ? text.slice(start + marker.length) : text;
-  body = body.replace(/\s*\(version [^)]*\)\.?\s*$/, '');
+  body = body.replace(/(?<!\s)\s*\(version [^)]*\)\.?\s*$/, '');
   const type = /\(([A-Z][A-Z0-9_]{2,})\)\s*$/.exec(body);
   if (type) body = body.slice(0, type.index);
   return new AnalyticsError(

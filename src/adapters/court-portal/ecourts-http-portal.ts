@@ -73,7 +73,7 @@ export class EcourtsHttpPortal implements CourtPortal {
   readonly #timeoutMs: number;
 
   constructor(options: EcourtsHttpPortalOptions) {
-    this.#base = options.url.replace(/\/+$/, '');
+    this.#base = options.url.replace(/(?<!\/)\/+$/, '');
     this.#timeoutMs = options.timeoutMs ?? 15_000;
   }
 

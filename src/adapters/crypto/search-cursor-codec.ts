@@ -18,7 +18,7 @@ function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes))
     .replaceAll('+', '-')
     .replaceAll('/', '_')
-    .replace(/=+$/, '');
+    .replace(/(?<!=)=+$/, '');
 }
 
 function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {

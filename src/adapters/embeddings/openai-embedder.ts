@@ -70,7 +70,7 @@ export class OpenAiEmbedder implements Embedder {
   constructor(private readonly options: OpenAiEmbedderOptions) {
     this.model = options.model;
     this.dimensions = options.dimensions;
-    this.#endpoint = `${options.url.replace(/\/+$/, '')}/embeddings`;
+    this.#endpoint = `${options.url.replace(/(?<!\/)\/+$/, '')}/embeddings`;
   }
 
   async embed(texts: readonly string[], signal?: AbortSignal): Promise<number[][]> {

@@ -87,7 +87,7 @@ export class OpenAiChat {
 
   constructor(private readonly options: OpenAiChatOptions) {
     this.model = options.model;
-    this.#endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    this.#endpoint = `${options.baseUrl.replace(/(?<!\/)\/+$/, '')}/chat/completions`;
   }
 
   async completeJson(messages: readonly ChatMessage[], format: JsonSchemaFormat, signal?: AbortSignal): Promise<ChatJsonResult> {

@@ -4,11 +4,20 @@
  * of the configured model with the filters in the same scan: pgvector 0.8's iterative
  * index scan (`hnsw.iterative_scan = relaxed_order`, set per transaction) keeps walking the
  * graph until enough chunks pass the filters, instead of filtering a fixed top-k down to a
- * short page. Chunks are grouped into cases by their best chunk. When the scan runs dry
- * before a page is full (the filters match few chunks, or the walk hit
- * `hnsw.max_scan_tuples`), the few matching chunks are ranked exactly instead, which also
- * makes `total` exact. Otherwise `total` counts the distinct cases seen so far: at least
- * one more than the page reaches, so a client always sees there is a next page.
+ * short page. Chunks are grouped into cases by their best chunk.
+ *
+ * Every search is bounded, whatever the table's size, because a caller chooses the page:
+ * - depth: offset + limit may not pass VECTOR_SEARCH_MAX_DEPTH (refused before any SQL);
+ * - candidates: at most two walks, the second asking for MAX_CANDIDATES chunks;
+ * - the walk itself: `hnsw.max_scan_tuples` caps the graph tuples one walk may visit;
+ * - the plan: sequential and bitmap scans are off in the walk's transaction, so the
+ *   planner takes the HNSW index (the only other plans read and sort every matching chunk:
+ *   on a small table or a large LIMIT the planner prefers a full scan otherwise).
+ * When a walk comes back short (the filters match few chunks, or the walk reached its
+ * bound), the search's reach ends there: the page holds what was found and `total` is
+ * exact for that reach. Nothing ranks the whole table: there is no exact-scan fallback.
+ * The one exact ranking is by case number, read through the case-number index: a
+ * handful of cases, whose chunks the walk might never reach however near they are.
  *
  * Each model has its own partial HNSW index over the column cast to its dimension; the
  * model name and dimension are written into the SQL as literals (validated here) so the
@@ -16,26 +25,33 @@
  */
 import { sql, type RawBuilder } from 'kysely';
 import type { Db } from '../../db/database.ts';
-import type { VectorFilters, VectorHit, VectorIndex, VectorQuery, VectorResult } from '../../ports/vector-index.ts';
+import {
+  VECTOR_SEARCH_MAX_DEPTH,
+  type VectorFilters,
+  type VectorHit,
+  type VectorIndex,
+  type VectorQuery,
+  type VectorResult,
+} from '../../ports/vector-index.ts';
 
 export interface PostgresVectorIndexOptions {
   readonly model: string;
   readonly dimensions: number;
-  /** Graph tuples one iterative scan may visit before it gives up (pgvector default 20,000). */
+  /** Graph tuples one iterative scan may visit before it gives up (default MAX_SCAN_TUPLES). */
   readonly maxScanTuples?: number;
-  /** Candidate list size of the HNSW search (pgvector default 40). */
+  /** Candidate list size of the HNSW search (pgvector default 40; ours 100). */
   readonly efSearch?: number;
-  /**
-   * 'hnsw' keeps the planner off sequential and bitmap scans, so the HNSW index is used
-   * even where a scan would be cheaper (small tables, selective filters): benchmarks and
-   * the tests that prove the iterative scan fills pages. Default 'auto'.
-   */
-  readonly scan?: 'auto' | 'hnsw';
 }
 
-/** Chunks read per case still wanted, on the first try; grows fourfold while short. */
+/** Chunks read per case wanted, on the first walk. */
 const CHUNKS_PER_CASE = 4;
+/**
+ * Chunks the second (last) walk asks for: enough for the deepest page when cases average
+ * up to 20 chunks among the nearest, which a case rarely exceeds (its chunks differ).
+ */
 const MAX_CANDIDATES = 20_000;
+/** Twice the candidates: room for the filters to reject half of what the walk visits. */
+const MAX_SCAN_TUPLES = 2 * MAX_CANDIDATES;
 const MODEL_NAME = /^[A-Za-z0-9._:/-]{1,100}$/;
 /** pgvector's HNSW limit for `vector`. */
 const MAX_HNSW_DIMENSIONS = 2000;
@@ -99,21 +115,28 @@ export class PostgresVectorIndex implements VectorIndex {
     if (query.vector.length !== this.options.dimensions) {
       throw new Error(`query vector has ${String(query.vector.length)} dimensions, the index ${String(this.options.dimensions)}`);
     }
+    if (query.offset + query.limit > VECTOR_SEARCH_MAX_DEPTH) {
+      throw new RangeError(`a vector search reaches at most ${String(VECTOR_SEARCH_MAX_DEPTH)} results deep`);
+    }
     const wanted = query.offset + query.limit + 1;
     const vector = `[${query.vector.join(',')}]`;
-    for (let k = wanted * CHUNKS_PER_CASE; k <= MAX_CANDIDATES * 4; k *= 4) {
-      const limit = Math.min(k, MAX_CANDIDATES);
-      const chunks = await this.#nearest(vector, query.filters, limit);
-      const cases = byCase(chunks);
-      const visible = cases.filter((c) => !c.withheld);
-      if (visible.length >= wanted) return this.#page(cases, query, false);
-      if (chunks.length < limit || limit === MAX_CANDIDATES) break;
+    if (query.filters.caseNumbers?.length) return this.#page(await this.#byCaseNumber(vector, query.filters), query);
+    const first = Math.min(wanted * CHUNKS_PER_CASE, MAX_CANDIDATES);
+    const chunks = await this.#nearest(vector, query.filters, first);
+    const cases = byCase(chunks);
+    // A full first walk whose chunks fall in too few cases walks once more, as far as allowed.
+    // (A short one ran out of matches or reached its bound: walking again finds no more.)
+    const full = chunks.length === first && first < MAX_CANDIDATES;
+    if (full && cases.filter((c) => !c.withheld).length < wanted) {
+      return this.#page(byCase(await this.#nearest(vector, query.filters, MAX_CANDIDATES)), query);
     }
-    return this.#page(await this.#exact(vector, query.filters), query, true);
+    return this.#page(cases, query);
   }
 
-  #page(cases: readonly Candidate[], query: VectorQuery, exhausted: boolean): VectorResult {
+  /** One page of the cases found; fewer found than the page needs means the reach ended. */
+  #page(cases: readonly Candidate[], query: VectorQuery): VectorResult {
     const visible = cases.filter((c) => !c.withheld);
+    const exhausted = visible.length <= query.offset + query.limit;
     const page = visible.slice(query.offset, query.offset + query.limit);
     const last = page.at(-1);
     const reach = last === undefined ? (exhausted ? Infinity : -Infinity) : last.distance;
@@ -131,24 +154,28 @@ export class PostgresVectorIndex implements VectorIndex {
     const distance = sql<number>`(embedding::${this.#vectorType}) <=> ${vector}::${this.#vectorType}`;
     return this.db.transaction().execute(async (trx) => {
       await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
-      await sql.raw(`set local hnsw.max_scan_tuples = ${String(this.options.maxScanTuples ?? 20_000)}`).execute(trx);
+      await sql.raw(`set local hnsw.max_scan_tuples = ${String(this.options.maxScanTuples ?? MAX_SCAN_TUPLES)}`).execute(trx);
       await sql.raw(`set local hnsw.ef_search = ${String(this.options.efSearch ?? 100)}`).execute(trx);
-      if (this.options.scan === 'hnsw') {
-        await sql`set local enable_seqscan = off`.execute(trx);
-        await sql`set local enable_bitmapscan = off`.execute(trx);
-      }
+      await sql`set local enable_seqscan = off`.execute(trx);
+      await sql`set local enable_bitmapscan = off`.execute(trx);
       const rows = await sql<Candidate>`select case_id, withheld, ${distance} as distance from case_chunks
         where ${this.#where(filters)} order by ${distance} limit ${limit}`.execute(trx);
       return rows.rows;
     });
   }
 
-  /** Every matching case ranked exactly by its best chunk: used only when matches are few. */
-  async #exact(vector: string, filters: VectorFilters): Promise<Candidate[]> {
+  /**
+   * The named cases ranked exactly by their best chunk, read through the case-number index
+   * (a sequential scan is off, as in the walk): the work is the chunks of those cases.
+   */
+  async #byCaseNumber(vector: string, filters: VectorFilters): Promise<Candidate[]> {
     const distance = sql<number>`(embedding::${this.#vectorType}) <=> ${vector}::${this.#vectorType}`;
-    const rows = await sql<Candidate>`select case_id, bool_or(withheld) as withheld, min(${distance}) as distance
-      from case_chunks where ${this.#where(filters)} group by case_id order by distance, case_id`.execute(this.db);
-    return rows.rows;
+    return this.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const rows = await sql<Candidate>`select case_id, bool_or(withheld) as withheld, min(${distance}) as distance
+        from case_chunks where ${this.#where(filters)} group by case_id order by distance, case_id`.execute(trx);
+      return rows.rows;
+    });
   }
 
   #where(f: VectorFilters): RawBuilder<boolean> {

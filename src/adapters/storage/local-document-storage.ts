@@ -36,7 +36,7 @@ export class LocalDocumentStorage implements DocumentStorage {
   private readonly baseUrl: string;
 
   constructor(private readonly options: LocalDocumentStorageOptions) {
-    this.baseUrl = new URL(options.publicBaseUrl).toString().replace(/\/+$/, '');
+    this.baseUrl = new URL(options.publicBaseUrl).toString().replace(/(?<!\/)\/+$/, '');
   }
 
   private pathOf(key: string): string {

@@ -1,13 +1,28 @@
 /**
  * AnalysisWorkflows over a Temporal client. Single runs use the run id as workflow id and
  * refuse any reuse; a consolidated run's id is `consolidated-<caseNumber>`, reusable once
- * the previous run closed (a forced re-run) but never while one is running.
+ * the previous run closed (a forced re-run) but never while one is running. Every call to
+ * the engine is bounded (engine-calls.ts); awaiting a consolidated result is bounded by
+ * the caller's deadline instead, since the workflow itself may rightly run that long.
  */
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AnalyseCaseInput, ConsolidatedAnalysisInput } from '../../../workflows/analysis.ts';
 import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
-import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, StartOutcome } from '../../ports/analysis-workflows.ts';
+import type {
+  AnalysisWorkflows,
+  ConsolidatedStart,
+  RunEnded,
+  StartOutcome,
+  WorkflowState,
+} from '../../ports/analysis-workflows.ts';
+import { engineCall, workflowState } from './engine-calls.ts';
+
+/** The default of WORKFLOW_RUN_MAX_SECONDS. */
+export const DEFAULT_EXECUTION_TIMEOUT_SECONDS = 1800;
+
+/** How long past its own deadline a consolidated result is awaited before the engine is taken for gone. */
+const RESULT_GRACE_MS = 30_000;
 
 function failureReason(error: unknown): string {
   if (error instanceof WorkflowFailedError) {
@@ -22,19 +37,26 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
 
   constructor(
     private readonly client: Client,
-    private readonly options: { readonly activityTimeoutSeconds: number },
+    private readonly options: {
+      readonly activityTimeoutSeconds: number;
+      /** The workflow's execution timeout; the application's watchdog refunds a run that outlives it. */
+      readonly executionTimeoutSeconds?: number;
+    },
   ) {}
 
   async startAnalysis(runId: string): Promise<StartOutcome> {
     const input: AnalyseCaseInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds };
     try {
-      await this.client.workflow.start('analyseCase', {
-        taskQueue: TASK_QUEUES.analysis,
-        workflowId: workflowIds.analysis(runId),
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      });
+      await engineCall(this.client, () =>
+        this.client.workflow.start('analyseCase', {
+          taskQueue: TASK_QUEUES.analysis,
+          workflowId: workflowIds.analysis(runId),
+          args: [input],
+          workflowExecutionTimeout: (this.options.executionTimeoutSeconds ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000,
+          workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        }),
+      );
       return 'started';
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
@@ -45,25 +67,32 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
   async startConsolidated(runId: string, caseNumberNormalised: string, deadlineSeconds: number): Promise<ConsolidatedStart> {
     const workflowId = workflowIds.consolidated(caseNumberNormalised);
     const input: ConsolidatedAnalysisInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds, deadlineSeconds };
+    const patience = deadlineSeconds * 1000 + RESULT_GRACE_MS;
     try {
-      const handle = await this.client.workflow.start('analyseConsolidated', {
-        taskQueue: TASK_QUEUES.analysis,
-        workflowId,
-        args: [input],
-        workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-        workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
-      });
-      return { started: true, result: () => this.#outcome(() => handle.result()) };
+      const handle = await engineCall(this.client, () =>
+        this.client.workflow.start('analyseConsolidated', {
+          taskQueue: TASK_QUEUES.analysis,
+          workflowId,
+          args: [input],
+          workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+          workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
+        }),
+      );
+      return { started: true, result: () => this.#outcome(() => handle.result(), patience) };
     } catch (error) {
       if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
       const running = this.client.workflow.getHandle(workflowId);
-      return { started: false, wait: () => this.#outcome(() => running.result()) };
+      return { started: false, wait: () => this.#outcome(() => running.result(), patience) };
     }
   }
 
-  async #outcome(result: () => Promise<unknown>): Promise<RunEnded> {
+  analysisState(runId: string): Promise<WorkflowState> {
+    return workflowState(this.client, workflowIds.analysis(runId));
+  }
+
+  async #outcome(result: () => Promise<unknown>, patienceMs: number): Promise<RunEnded> {
     try {
-      await result();
+      await engineCall(this.client, result, patienceMs);
       return { status: 'stored' };
     } catch (error) {
       if (error instanceof WorkflowFailedError) return { status: 'failed', reason: failureReason(error) };

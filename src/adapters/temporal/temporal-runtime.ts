@@ -4,13 +4,24 @@
  * in DATA_DIR, Web UI on its own port) and stops it on close, so the embedded default runs
  * workflows too. The CLI is found at TEMPORAL_CLI_PATH, else on PATH, else downloaded once
  * into the system temp folder by the Temporal SDK. Every payload passes the codec.
+ *
+ * The dev server is supervised: a server whose port stops accepting connections (it died)
+ * is started again on the same ports and database file, and the connections of this
+ * process, which are our own and not the server's, carry on against it (workers resume
+ * polling, histories kept in the file resume). A server that is merely slow is left alone:
+ * only a refused connection counts as dead. `engineProbe` and `workersProbe` tell the
+ * health check whether the engine answers and whether any worker polls each task queue.
  */
 import { accessSync, constants } from 'node:fs';
+import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
+import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
+import { PeriodicTask } from '../../application/periodic-task.ts';
+import { engineCall } from './engine-calls.ts';
 
 export interface TemporalRuntime {
   readonly client: Client;
@@ -20,7 +31,18 @@ export interface TemporalRuntime {
   readonly address: string;
   /** The Web UI of the dev server this process started; null on a real cluster. */
   readonly uiUrl: string | null;
+  /** Resolves when the engine's frontend answers a health check. */
+  engineProbe(signal: AbortSignal): Promise<void>;
+  /** Resolves when every one of `taskQueues` has a worker that polled it lately. */
+  workersProbe(taskQueues: readonly string[], signal: AbortSignal): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface DevServerSupervision {
+  /** How often the dev server's port is checked. */
+  readonly intervalMs: number;
+  readonly onRestart: (info: { address: string; downForMs: number }) => void;
+  readonly onRestartFailure: (error: unknown) => void;
 }
 
 export interface TemporalOptions {
@@ -36,8 +58,15 @@ export interface TemporalOptions {
     readonly uiPort: number | undefined;
     /** The codec endpoint the Web UI decodes payloads through. */
     readonly codecEndpoint: string | undefined;
+    /** Restart the dev server when it dies; undefined leaves it unsupervised. */
+    readonly supervision?: DevServerSupervision;
   };
 }
+
+/** A worker that polled this recently is taken as alive (a poll is a long poll of about a minute). */
+const POLLER_FRESH_MS = 90_000;
+/** Consecutive refused connections before the dev server is taken for dead. */
+const DEAD_AFTER_REFUSALS = 2;
 
 /** The `temporal` CLI on PATH, if any. */
 function cliOnPath(): string | undefined {
@@ -53,6 +82,46 @@ function cliOnPath(): string | undefined {
   return undefined;
 }
 
+/** Whether something accepts TCP connections on 127.0.0.1:`port` (false only on a refusal). */
+function portOpen(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    const done = (open: boolean) => {
+      socket.destroy();
+      resolve(open);
+    };
+    socket.setTimeout(1_000, () => done(true));
+    socket.once('connect', () => done(true));
+    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code !== 'ECONNREFUSED'));
+  });
+}
+
+function probes(client: Client, connection: Connection, namespace: string): Pick<TemporalRuntime, 'engineProbe' | 'workersProbe'> {
+  const within = <T>(signal: AbortSignal, call: () => Promise<T>) =>
+    engineCall(client, () => client.withAbortSignal(signal, call), 1_000);
+  return {
+    async engineProbe(signal) {
+      await within(signal, () => connection.healthService.check({}));
+    },
+    async workersProbe(taskQueues, signal) {
+      for (const name of taskQueues) {
+        const described = await within(signal, () =>
+          client.workflowService.describeTaskQueue({
+            namespace,
+            taskQueue: { name },
+            taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_ACTIVITY,
+          }),
+        );
+        const fresh = described.pollers.some((p) => {
+          const seconds = Number(p.lastAccessTime?.seconds ?? 0);
+          return Date.now() - seconds * 1000 < POLLER_FRESH_MS;
+        });
+        if (!fresh) throw new Error(`no worker polls ${name}`);
+      }
+    },
+  };
+}
+
 export async function openTemporal(options: TemporalOptions): Promise<TemporalRuntime> {
   if (options.address) {
     const connection = await Connection.connect({ address: options.address });
@@ -64,6 +133,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
       namespace: options.namespace,
       address: options.address,
       uiUrl: null,
+      ...probes(client, connection, options.namespace),
       close: async () => {
         await workerConnection.close();
         await connection.close();
@@ -72,24 +142,62 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
   }
   const dev = options.devServer;
   const cliPath = dev.cliPath ?? cliOnPath();
-  const env = await TestWorkflowEnvironment.createLocal({
-    server: {
-      executable: cliPath ? { type: 'existing-path', path: cliPath } : { type: 'cached-download' },
-      namespace: options.namespace,
-      ip: '127.0.0.1',
-      ...(dev.dbFilename ? { dbFilename: dev.dbFilename } : {}),
-      ...(dev.port ? { port: dev.port } : {}),
-      ...(dev.uiPort ? { uiPort: dev.uiPort, ui: true } : {}),
-      extraArgs: ['--log-level', 'error', ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : [])],
-    },
-    client: { dataConverter: options.dataConverter },
-  });
+  const startServer = (port: number | undefined) =>
+    TestWorkflowEnvironment.createLocal({
+      server: {
+        executable: cliPath ? { type: 'existing-path', path: cliPath } : { type: 'cached-download' },
+        namespace: options.namespace,
+        ip: '127.0.0.1',
+        ...(dev.dbFilename ? { dbFilename: dev.dbFilename } : {}),
+        ...(port ? { port } : {}),
+        ...(dev.uiPort ? { uiPort: dev.uiPort, ui: true } : {}),
+        extraArgs: ['--log-level', 'error', ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : [])],
+      },
+    });
+  let env = await startServer(dev.port);
+  const address = env.address;
+  // A restart must come back where the connections below point, even when the first start picked the port.
+  const port = Number(address.slice(address.lastIndexOf(':') + 1));
+  // Connections of our own, not the environment's: they outlive a restart, which tears the old environment down.
+  const connection = await Connection.connect({ address });
+  const workerConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection, namespace: options.namespace, dataConverter: options.dataConverter });
+
+  let supervisor: PeriodicTask | undefined;
+  const supervision = dev.supervision;
+  if (supervision) {
+    let refusals = 0;
+    let downSince = 0;
+    supervisor = new PeriodicTask(
+      async () => {
+        if (await portOpen(port)) {
+          refusals = 0;
+          return;
+        }
+        if (refusals === 0) downSince = Date.now();
+        refusals += 1;
+        if (refusals < DEAD_AFTER_REFUSALS) return;
+        await env.teardown().catch(() => undefined);
+        env = await startServer(port);
+        refusals = 0;
+        supervision.onRestart({ address, downForMs: Date.now() - downSince });
+      },
+      { intervalMs: supervision.intervalMs, onError: supervision.onRestartFailure },
+    );
+    supervisor.start();
+  }
   return {
-    client: env.client,
-    workerConnection: env.nativeConnection,
+    client,
+    workerConnection,
     namespace: options.namespace,
-    address: env.address,
+    address,
     uiUrl: dev.uiPort ? `http://127.0.0.1:${String(dev.uiPort)}` : null,
-    close: () => env.teardown(),
+    ...probes(client, connection, options.namespace),
+    close: async () => {
+      await supervisor?.stop();
+      await workerConnection.close();
+      await connection.close();
+      await env.teardown();
+    },
   };
 }

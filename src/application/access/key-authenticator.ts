@@ -1,8 +1,15 @@
 /**
  * Authenticates an API key on the hot path without a database round trip per request:
  * shape and checksum first (no lookup), then the verified key record from an in-process
- * cache. The cache is dropped whenever an account event commits (see the invalidator), so
- * a revocation reaches every instance within the invalidator's poll interval.
+ * cache. Every account event that commits makes the whole cache stale (see the
+ * invalidator), so a revocation reaches every instance within the invalidator's poll
+ * interval.
+ *
+ * Only keys that exist are cached, evicted least recently used first: unknown keys are
+ * never stored, so a flood of well-formed guesses cannot push a real key out (each guess
+ * costs a lookup instead; the HTTP gate throttles failures per address). A stale entry no
+ * longer answers, but still marks its key as one this instance has seen exist, so a caller
+ * may ask for lookups of such keys only (`knownKeysOnly`) while refusing all others.
  */
 import type { KeyRecord } from '../../adapters/postgres/key-lookup.ts';
 import { decideAccess, type AccessPolicy, type AccessRefusal } from '../../domain/access/access.ts';
@@ -21,7 +28,8 @@ export interface Principal {
   readonly limits: TierLimits;
 }
 
-export type AuthRefusal = 'InvalidFormat' | 'UnknownKey' | 'StandingUnavailable' | AccessRefusal;
+/** LookupWithheld: `knownKeysOnly` was asked and the key is not one this instance has seen exist. */
+export type AuthRefusal = 'InvalidFormat' | 'UnknownKey' | 'LookupWithheld' | 'StandingUnavailable' | AccessRefusal;
 export type AuthOutcome = { ok: true; principal: Principal } | { ok: false; refusal: AuthRefusal };
 
 export interface KeyAuthenticatorDeps {
@@ -31,36 +39,55 @@ export interface KeyAuthenticatorDeps {
   readonly clock: Clock;
   /** A safety net only: invalidation by events is what keeps entries current. */
   readonly ttlMs?: number;
+  /** Keys cached at most (default 100,000); past it the least recently used is dropped. */
+  readonly maxEntries?: number;
+}
+
+export interface AuthenticateOptions {
+  /** Answer from the cache, or look up only keys seen to exist before; refuse the rest with LookupWithheld. */
+  readonly knownKeysOnly?: boolean;
 }
 
 const DEFAULT_TTL_MS = 5 * 60_000;
-const MAX_ENTRIES = 100_000;
+const DEFAULT_MAX_ENTRIES = 100_000;
+
+interface Entry {
+  readonly record: KeyRecord;
+  readonly loadedAt: number;
+  /** The invalidation generation the lookup started in: an older one no longer answers. */
+  readonly generation: number;
+}
 
 export class KeyAuthenticator {
-  /** null records an unknown key, so a flood of well-formed guesses costs one lookup each. */
-  readonly #cache = new Map<string, { record: KeyRecord | null; loadedAt: number }>();
-  /** Bumped by every invalidation, so a lookup that raced one is not cached stale. */
+  /** Keys that exist, by hash; Map order is use order, least recent first. */
+  readonly #verified = new Map<string, Entry>();
+  /** Bumped by every invalidation, which makes every entry stale, also a lookup still in flight. */
   #generation = 0;
 
   constructor(private readonly deps: KeyAuthenticatorDeps) {}
 
-  async authenticate(presented: string): Promise<AuthOutcome> {
+  async authenticate(presented: string, options: AuthenticateOptions = {}): Promise<AuthOutcome> {
     const form = await this.deps.codec.wellFormed(presented);
     if (form === 'bad-shape') return { ok: false, refusal: 'InvalidFormat' };
-    if (form === 'bad-checksum') return { ok: false, refusal: 'UnknownKey' };
+    if (form === 'bad-checksum') return { ok: false, refusal: options.knownKeysOnly ? 'LookupWithheld' : 'UnknownKey' };
     const hash = await this.deps.codec.hash(presented);
     const now = this.deps.clock.now();
-    let record = this.#fresh(hash, now.getTime());
+    const entry = this.#touch(hash);
+    let record = entry && this.#isCurrent(entry, now.getTime()) ? entry.record : undefined;
     if (record === undefined) {
+      if (entry === undefined && options.knownKeysOnly) return { ok: false, refusal: 'LookupWithheld' };
       const generation = this.#generation;
       try {
-        record = (await this.deps.lookup(hash)) ?? null;
+        record = await this.deps.lookup(hash);
       } catch {
         return { ok: false, refusal: 'StandingUnavailable' };
       }
-      if (generation === this.#generation) this.#remember(hash, record, now.getTime());
+      if (record === undefined) {
+        this.#verified.delete(hash);
+        return { ok: false, refusal: 'UnknownKey' };
+      }
+      this.#remember(hash, { record, loadedAt: now.getTime(), generation });
     }
-    if (record === null) return { ok: false, refusal: 'UnknownKey' };
     const refusal = decideAccess(
       { key: record, user: record.user, organization: record.organization },
       this.deps.policy,
@@ -83,24 +110,29 @@ export class KeyAuthenticator {
     };
   }
 
+  /** Every cached answer goes stale; the keys stay known (they existed), so they are looked up again. */
   invalidateAll(): void {
     this.#generation += 1;
-    this.#cache.clear();
   }
 
-  #remember(hash: string, record: KeyRecord | null, now: number): void {
-    // Bounded: random guesses must not grow the map without end.
-    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
-    this.#cache.set(hash, { record, loadedAt: now });
+  #isCurrent(entry: Entry, now: number): boolean {
+    return entry.generation === this.#generation && now - entry.loadedAt <= (this.deps.ttlMs ?? DEFAULT_TTL_MS);
   }
 
-  #fresh(hash: string, now: number): KeyRecord | null | undefined {
-    const entry = this.#cache.get(hash);
-    if (!entry) return undefined;
-    if (now - entry.loadedAt > (this.deps.ttlMs ?? DEFAULT_TTL_MS)) {
-      this.#cache.delete(hash);
-      return undefined;
+  /** The entry, moved to the most recently used end. */
+  #touch(hash: string): Entry | undefined {
+    const entry = this.#verified.get(hash);
+    if (entry) {
+      this.#verified.delete(hash);
+      this.#verified.set(hash, entry);
     }
-    return entry.record;
+    return entry;
+  }
+
+  #remember(hash: string, entry: Entry): void {
+    this.#verified.delete(hash);
+    this.#verified.set(hash, entry);
+    // Bounded by evicting the least recently used key, never by dropping them all.
+    if (this.#verified.size > (this.deps.maxEntries ?? DEFAULT_MAX_ENTRIES)) this.#verified.delete(this.#verified.keys().next().value!);
   }
 }

@@ -2,8 +2,9 @@
  * What POST /cases/:id/analyze, POST /cases/:id/analyze-consolidated and GET
  * /cases/:id/analysis ask of the application: the stored analyses, the up-front checks
  * (readable source, remote-fetch allowlist), the cache-hit charge, admission and the start
- * of the run's workflow. A workflow start that fails after admission is not lost: the run
- * stays unstarted in analysis_runs and the dispatcher starts it (see run-dispatcher.ts).
+ * of the run's workflow. A workflow the engine cannot start is refused to the caller with
+ * the run failed and refunded; a start lost to a crash is recovered by the dispatcher
+ * (see run-dispatcher.ts).
  */
 import type { Db } from '../../db/database.ts';
 import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
@@ -59,6 +60,9 @@ export interface AnalysisRequestsDeps {
   /** A workflow start that failed after its run was admitted; the dispatcher retries it. */
   readonly onStartFailure: (runId: string, error: unknown) => void;
 }
+
+/** How long past its deadline a consolidated run's hold stays: longer than the watchdog's slack (run-dispatcher.ts). */
+const CONSOLIDATED_HOLD_SLACK_MS = 15 * 60_000;
 
 export class AnalysisRequests {
   constructor(private readonly deps: AnalysisRequestsDeps) {}
@@ -132,13 +136,13 @@ export class AnalysisRequests {
       accountId: input.accountId,
       requestId: input.requestId,
       price: PRICES.analyze.credits,
-      payment: 'charge',
+      payment: { kind: 'charge' },
       allowRemoteFetch: input.allowRemoteFetch,
       remoteFetchPlanned: plan.kind === 'remote',
       concurrencyCap: input.concurrencyCap,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
-    await this.#start(admitted.runId);
+    if ((await this.#start(admitted.runId)) === 'refunded') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
     return {
       outcome: 'admitted',
       runId: admitted.runId,
@@ -175,32 +179,56 @@ export class AnalysisRequests {
       accountId: input.accountId,
       requestId: input.requestId,
       price: PRICES.analyzeConsolidated.credits,
-      payment: 'reserve',
+      // Held past the caller's deadline and the watchdog's, which fail the run (and release the hold) first.
+      payment: { kind: 'reserve', holdForMs: this.deps.consolidatedDeadlineSeconds * 1000 + CONSOLIDATED_HOLD_SLACK_MS },
       allowRemoteFetch: false,
       remoteFetchPlanned: false,
       concurrencyCap: null,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
+    const { runId } = admitted;
     let start: ConsolidatedStart;
     try {
-      start = await this.deps.workflows.startConsolidated(admitted.runId, caseNumberNormalised, this.deps.consolidatedDeadlineSeconds);
+      start = await this.deps.workflows.startConsolidated(runId, caseNumberNormalised, this.deps.consolidatedDeadlineSeconds);
     } catch (error) {
-      await this.deps.runs.fail(admitted.runId, 'the workflow could not be started');
-      throw error;
+      this.deps.onStartFailure(runId, error);
+      return this.#ended(runId, await this.deps.runs.fail(runId, 'the workflow engine could not start the run'));
     }
     if (!start.started) {
       // Someone else's run of this case number is in progress: ours gives its reservation back and waits for theirs.
-      await this.deps.runs.fail(admitted.runId, 'another consolidated run of this case number was in progress');
-      const theirs = await start.wait();
+      await this.deps.runs.fail(runId, 'another consolidated run of this case number was in progress');
+      let theirs: RunEnded;
+      try {
+        theirs = await start.wait();
+      } catch (error) {
+        this.deps.onStartFailure(runId, error);
+        return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+      }
       if (theirs.status === 'failed') return { outcome: 'failed', reason: theirs.reason };
       const hit = await cacheHit();
       return hit ?? { outcome: 'failed', reason: 'the concurrent run stored nothing' };
     }
-    await this.deps.runs.markStarted(admitted.runId);
-    const ended: RunEnded = await start.result();
-    if (ended.status === 'failed') return { outcome: 'failed', reason: ended.reason };
-    const stored = await this.storedConsolidated(caseNumberNormalised);
-    if (!stored) return { outcome: 'failed', reason: 'the run ended without a stored analysis' };
+    await this.deps.runs.markStarted(runId);
+    let reason = 'the run ended without a stored analysis';
+    try {
+      const ended: RunEnded = await start.result();
+      if (ended.status === 'failed') reason = ended.reason;
+    } catch (error) {
+      // The engine went away while the caller waited: the run is failed and refunded, unless it stored first.
+      this.deps.onStartFailure(runId, error);
+      return this.#ended(runId, await this.deps.runs.fail(runId, 'the workflow engine became unreachable'));
+    }
+    // The run's row, not the workflow's answer, says what the caller paid for: a run can store just before its deadline fails it.
+    const final = await this.deps.runs.fail(runId, reason);
+    return final === 'stored' ? this.#ended(runId, final) : { outcome: 'failed', reason };
+  }
+
+  /** The answer for a consolidated run that ended: its stored analysis, or a refusal that charged nothing. */
+  async #ended(runId: string, status: 'failed' | 'stored'): Promise<ConsolidatedRequest> {
+    if (status === 'failed') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    const run = await this.deps.runs.run(runId);
+    const stored = run ? await this.storedConsolidated(run.caseNumberNormalised) : null;
+    if (!stored) throw new Error(`consolidated run ${runId} is stored but its analysis cannot be read`);
     return { outcome: 'stored', stored, charged: PRICES.analyzeConsolidated.credits };
   }
 
@@ -215,12 +243,21 @@ export class AnalysisRequests {
     return { outcome: 'cache-hit', stored, balance: charge.value.balance };
   }
 
-  async #start(runId: string): Promise<void> {
+  /**
+   * Starts the run's workflow while the caller still waits for the answer. When the engine
+   * cannot start it, the run is failed and refunded at once and the caller told so, rather
+   * than answered 202 for a run nobody may run; if that refund cannot be written either,
+   * the run stays unstarted and the dispatcher starts or refunds it.
+   */
+  async #start(runId: string): Promise<'started' | 'refunded'> {
     try {
       await this.deps.workflows.startAnalysis(runId);
-      await this.deps.runs.markStarted(runId);
     } catch (error) {
       this.deps.onStartFailure(runId, error);
+      // An ambiguous start may have run and stored already: then the caller did get what they paid for.
+      return (await this.deps.runs.fail(runId, 'the workflow engine could not start the run')) === 'stored' ? 'started' : 'refunded';
     }
+    await this.deps.runs.markStarted(runId);
+    return 'started';
   }
 }

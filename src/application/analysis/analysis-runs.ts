@@ -41,7 +41,7 @@ export interface AdmitInput {
   readonly requestId: string;
   readonly price: number;
   /** Single runs are charged at admission; consolidated runs reserve and settle when stored. */
-  readonly payment: 'charge' | 'reserve';
+  readonly payment: { readonly kind: 'charge' } | { readonly kind: 'reserve'; readonly holdForMs: number };
   readonly allowRemoteFetch: boolean;
   /** The run fetches its document from the court's site: its price includes the surcharge. */
   readonly remoteFetchPlanned: boolean;
@@ -82,6 +82,18 @@ const RUN_COLUMNS = [
   'workflowStarted',
   'admittedAt',
 ] as const;
+
+/** A command for a running run found it already ended. */
+export class RunEndedError extends Error {
+  override readonly name = 'RunEndedError';
+
+  constructor(
+    readonly runId: string,
+    readonly status: 'stored' | 'failed',
+  ) {
+    super(`analysis run ${runId} already ${status}`);
+  }
+}
 
 /** Thrown inside an admission transaction to roll it back with the refusal. */
 class Refused extends Error {
@@ -138,9 +150,9 @@ export class AnalysisRuns {
     const price = input.price + (input.remoteFetchPlanned ? PRICES.analyze.remoteFetch : 0);
     // The charge is the run's (it reverses it on failure); its request reference is the call that was charged.
     const paid =
-      input.payment === 'charge'
+      input.payment.kind === 'charge'
         ? await credits.chargeNow(input.accountId, price, input.requestId, trx, runId)
-        : await credits.reserve(input.accountId, price, input.requestId, trx);
+        : await credits.reserve(input.accountId, price, input.requestId, input.payment.holdForMs, trx);
     if (!paid.ok) throw this.#refusal(paid.error);
     const paymentId = 'reservationId' in paid.value ? paid.value.reservationId : paid.value.chargeId;
     const decided = await handleCommand(
@@ -162,7 +174,7 @@ export class AnalysisRuns {
       trx,
     );
     if (!decided.ok) throw new Error(`admission refused by the aggregate: ${decided.error.tag}`);
-    return { ok: true, runId, balance: paid.value.balance, charged: input.payment === 'charge' ? price : 0 };
+    return { ok: true, runId, balance: paid.value.balance, charged: input.payment.kind === 'charge' ? price : 0 };
   }
 
   #refusal(error: { tag: string; required?: number; balance?: number }): Refused {
@@ -182,10 +194,15 @@ export class AnalysisRuns {
     await this.#onRun(runId, (trx, run) => this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, ...fetched, now: this.#now() }));
   }
 
-  /** Keeps the result; a consolidated run's reservation is settled at its price. */
+  /**
+   * Keeps the result; a consolidated run's reservation is settled at its price. A run that
+   * already failed was refunded: its result is not kept (RunEndedError), so nobody gets a
+   * result they were given their credits back for.
+   */
   async store(runId: string, result: { model: string; caseIds: string[]; analysis: unknown }): Promise<void> {
     await this.#onRun(runId, async (trx, run) => {
       if (run.status === 'stored') return;
+      if (run.status === 'failed') throw new RunEndedError(runId, run.status);
       const { credits } = this.deps;
       if (run.kind === 'consolidated') {
         const settled = await credits.settle(run.accountId, run.paymentId, PRICES.analyzeConsolidated.credits, trx);
@@ -195,10 +212,18 @@ export class AnalysisRuns {
     });
   }
 
-  /** Ends a run without a result and gives back everything it was charged or held. */
-  async fail(runId: string, reason: string): Promise<void> {
+  /**
+   * Ends a run without a result and gives back everything it was charged or held. A run
+   * that already ended stays as it ended (a stored run keeps its result and its charge);
+   * the answer is how the run ended, so a caller never reports a delivered result as failed.
+   */
+  async fail(runId: string, reason: string): Promise<'failed' | 'stored'> {
+    let ended: 'failed' | 'stored' = 'failed';
     await this.#onRun(runId, async (trx, run) => {
-      if (run.status === 'failed') return;
+      if (run.status !== 'running') {
+        ended = run.status;
+        return;
+      }
       const { credits } = this.deps;
       const reversed =
         run.kind === 'single'
@@ -207,21 +232,30 @@ export class AnalysisRuns {
       if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
       await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
     });
+    return ended;
   }
 
   /** Runs whose admission committed but whose workflow was not seen to start (the outbox). */
-  async unstarted(admittedBefore: Date): Promise<RunRow[]> {
-    const ids = await this.deps.db
+  unstarted(admittedBefore: Date): Promise<RunRow[]> {
+    return this.#running(false, admittedBefore);
+  }
+
+  /** Runs whose workflow started and that are still running (for the watchdog that ends orphans). */
+  startedAndRunning(admittedBefore: Date): Promise<RunRow[]> {
+    return this.#running(true, admittedBefore);
+  }
+
+  async #running(started: boolean, admittedBefore: Date): Promise<RunRow[]> {
+    const rows = await this.deps.db
       .selectFrom('analysisRuns')
-      .select('runId')
-      .where('workflowStarted', '=', false)
+      .select(RUN_COLUMNS)
+      .where('workflowStarted', '=', started)
       .where('status', '=', 'running')
       .where('admittedAt', '<', admittedBefore)
       .orderBy('admittedAt')
       .limit(100)
       .execute();
-    const rows = await Promise.all(ids.map((r) => this.run(r.runId)));
-    return rows.filter((r): r is RunRow => r !== null);
+    return rows as RunRow[];
   }
 
   async markStarted(runId: string): Promise<void> {

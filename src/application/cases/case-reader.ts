@@ -1,7 +1,9 @@
 /**
  * Reads cases for the API: one case by its id or by a case number in any printed form,
- * and a page of cases by ids (search results). A case withheld under the removal policy
- * is reported as restricted, never returned. Several documents can share one case number
+ * and the listings of a page of search hits. A case withheld under the removal policy is
+ * reported as restricted, never returned; for search pages that decision belongs to the
+ * restricted-record check (application/search/restriction-screen.ts), so a listing carries
+ * content only. Several documents can share one case number
  * (an appeal and its connected matters, a judgment and its registry record); the one
  * returned is chosen deterministically: a document-bearing record first, then the latest
  * decision, then the smallest case id; the others are listed so a caller can fetch them.
@@ -32,6 +34,9 @@ export interface CaseView {
   /** Whether a stored AI analysis of this document exists. */
   readonly hasAnalysis: boolean;
 }
+
+/** A search result's content: no judgment text, and no restriction flag (see the module header). */
+export type CaseListing = Omit<CaseView, 'text' | 'restricted'>;
 
 /** Another document filed under the same case number. */
 export interface SiblingDocument {
@@ -71,11 +76,15 @@ const COLUMNS = [
 type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]> & { hasAnalysis: SqlBool };
 
 /** A search result needs no judgment text, which can run to hundreds of kilobytes. */
-const LISTING_COLUMNS = COLUMNS.filter((c) => c !== 'text');
+const LISTING_COLUMNS = COLUMNS.filter((c) => c !== 'text' && c !== 'restricted');
 
 const MAX_SIBLINGS = 20;
 
-function view(row: Omit<Row, 'text'> & { text?: string | null }): CaseView {
+function view(row: Row): CaseView {
+  return { ...listing(row), text: row.text, restricted: row.restricted };
+}
+
+function listing(row: Omit<Row, 'text' | 'restricted'>): CaseListing {
   return {
     caseId: row.caseId,
     caseNumber: row.caseNumber,
@@ -90,10 +99,8 @@ function view(row: Omit<Row, 'text'> & { text?: string | null }): CaseView {
     decisionYear: row.decisionYear,
     citations: row.citations as string[],
     summary: row.summary,
-    text: row.text ?? null,
     documentBearing: row.documentBearing,
     source: row.source,
-    restricted: row.restricted,
     hasAnalysis: Boolean(row.hasAnalysis),
   };
 }
@@ -141,20 +148,15 @@ export class CaseReader {
     };
   }
 
-  /**
-   * The cases behind search hits, in the order given, without their text; restricted or
-   * vanished ids (the index lags the store) are left out and counted.
-   */
-  async byIds(caseIds: readonly string[]): Promise<{ cases: CaseView[]; withheld: number }> {
-    if (caseIds.length === 0) return { cases: [], withheld: 0 };
+  /** The listings behind search hits, in the order given; ids the store does not hold are left out. */
+  async listings(caseIds: readonly string[]): Promise<CaseListing[]> {
+    if (caseIds.length === 0) return [];
     const rows = await withAnalysisFlag(this.db, LISTING_COLUMNS).where('caseId', 'in', caseIds).execute();
     const byId = new Map(rows.map((r) => [r.caseId, r]));
-    const cases: CaseView[] = [];
-    for (const id of caseIds) {
+    return caseIds.flatMap((id) => {
       const row = byId.get(id);
-      if (row && !row.restricted) cases.push(view(row));
-    }
-    return { cases, withheld: caseIds.length - cases.length };
+      return row ? [listing(row)] : [];
+    });
   }
 
   /** Every open document filed under one normalised case number, text included, in `preferred` order. */

@@ -80,6 +80,9 @@ export interface CreditsDeps {
 
 type Decided = { ok: true; events: LedgerEvent[]; after: Balance } | { ok: false; error: LedgerError };
 
+/** A sweep releases at most this many; the next sweep takes the rest. */
+const LAPSED_HOLDS_PER_SWEEP = 500;
+
 /** An ISO instant in one spelling (UTC, milliseconds), so lots compare and print alike; anything unparsable is left for the decider to refuse. */
 function instant(value: string): string {
   const t = Date.parse(value);
@@ -135,6 +138,25 @@ export class CreditsService {
     return { accounts: due.length, expired };
   }
 
+  /** Releases every open hold past its `holdUntil`, whole; returns how many and how many credits went back. */
+  async releaseLapsedHolds(): Promise<{ holds: number; released: number }> {
+    const lapsed = await this.deps.db
+      .selectFrom('creditReservations')
+      .select(['accountId', 'reservationId', 'amount'])
+      .where('status', '=', 'open')
+      .where('holdUntil', '<=', this.deps.clock.now())
+      .orderBy('holdUntil')
+      .limit(LAPSED_HOLDS_PER_SWEEP)
+      .execute();
+    let released = 0;
+    for (const hold of lapsed) {
+      const result = await this.release(hold.accountId, hold.reservationId);
+      if (!result.ok) throw new Error(`releasing lapsed hold ${hold.reservationId}: ${result.error.tag}`);
+      released += hold.amount;
+    }
+    return { holds: lapsed.length, released };
+  }
+
   async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Balance>> {
     const meta = this.#meta(context);
     const command: LedgerCommand = {
@@ -163,16 +185,24 @@ export class CreditsService {
     return granted.ok ? { ok: true, value: { accountId, ...granted.value } } : granted;
   }
 
-  /** Holds `amount` before an outcome-priced call runs; InsufficientCredits when it is not covered. */
+  /**
+   * Holds `amount` before an outcome-priced call runs; InsufficientCredits when it is not
+   * covered. Every hold lapses `holdForMs` after it is made: a hold its owner never settled
+   * or released (the process died mid-call) is then released by `releaseLapsedHolds`, so no
+   * credits stay held for ever. Choose it longer than the owner can still settle: a hold
+   * released first is settled at nothing.
+   */
   async reserve(
     accountId: string,
     amount: number,
     requestRef: string,
+    holdForMs: number,
     trx?: Trx,
   ): Promise<CreditsResult<Balance & { reservationId: string }>> {
     const meta = this.#meta({ requestId: requestRef });
     const reservationId = `rsv_${this.deps.ids.next()}`;
-    const command: LedgerCommand = { type: 'ReserveCredits', accountId, reservationId, amount, requestRef, at: meta.occurredAt };
+    const holdUntil = new Date(Date.parse(meta.occurredAt) + holdForMs).toISOString();
+    const command: LedgerCommand = { type: 'ReserveCredits', accountId, reservationId, amount, requestRef, holdUntil, at: meta.occurredAt };
     const decided = await this.#run(accountId, command, reservationId, meta, trx);
     return decided.ok ? { ok: true, value: { reservationId, ...decided.after } } : decided;
   }
@@ -215,17 +245,18 @@ export class CreditsService {
 
   /**
    * Charges a fixed price straight from the available balance, as one `CreditsCharged`
-   * event. The charge id is `requestRef`, so one request is charged at most once however
-   * often this is called for it; pass the request id, not anything shared by requests.
-   * `chargeId` names the charge otherwise (e.g. the analysis run it pays for, so the run
-   * can reverse it), while `requestRef` still ties it to the request that was charged.
+   * event. The charge id is made here (`chg_`), never taken from a request: a charge id
+   * seen before is "already charged", so an id a caller could choose would let them make
+   * a paid call free. `chargeId` names the charge otherwise, always with an id of the
+   * server's own namespace (e.g. the analysis run it pays for, so the run can reverse it);
+   * `requestRef` ties it to the request that was charged, for the audit join.
    */
   async chargeNow(
     accountId: string,
     amount: number,
     requestRef: string,
     trx?: Trx,
-    chargeId: string = requestRef,
+    chargeId = `chg_${this.deps.ids.next()}`,
   ): Promise<CreditsResult<Balance & { chargeId: string }>> {
     const meta = this.#meta({ requestId: requestRef });
     const command: LedgerCommand = { type: 'ChargeCredits', accountId, chargeId, amount, requestRef, at: meta.occurredAt };

@@ -1,16 +1,26 @@
 /**
- * Runs `CreditsService.expireAllDue` every `intervalMs`, so credits past their expiry leave
- * the ledger (as `CreditsExpired` events) even on accounts no command touches: the balance
- * rows, finance exports and reconciliation then agree with what is spendable. Commands
- * expire lazily anyway, so a missed sweep delays the record, never lets expired credits
- * be spent. One sweep at a time; `stop` waits for the one running.
+ * Runs the ledger's two expiries every `intervalMs`:
+ * - `CreditsService.expireAllDue`: credits past their expiry leave the ledger (as
+ *   `CreditsExpired` events) even on accounts no command touches, so the balance rows,
+ *   finance exports and reconciliation agree with what is spendable. Commands expire lazily
+ *   anyway, so a missed sweep delays the record, never lets expired credits be spent.
+ * - `CreditsService.releaseLapsedHolds`: a hold its owner never settled or released (the
+ *   process stopped mid-call) goes back to the account once it lapses.
+ * One sweep at a time; `stop` waits for the one running.
  */
 import { PeriodicTask } from '../periodic-task.ts';
 import type { CreditsService } from './credits-service.ts';
 
+export interface SweepReport {
+  readonly accounts: number;
+  readonly expired: number;
+  readonly lapsedHolds: number;
+  readonly released: number;
+}
+
 export interface ExpirySweeperOptions {
   readonly intervalMs: number;
-  readonly onSwept?: (result: { accounts: number; expired: number }) => void;
+  readonly onSwept?: (result: SweepReport) => void;
   readonly onError: (error: unknown) => void;
 }
 
@@ -18,7 +28,7 @@ export class CreditExpirySweeper {
   readonly #task: PeriodicTask;
 
   constructor(
-    private readonly credits: Pick<CreditsService, 'expireAllDue'>,
+    private readonly credits: Pick<CreditsService, 'expireAllDue' | 'releaseLapsedHolds'>,
     private readonly options: ExpirySweeperOptions,
   ) {
     this.#task = new PeriodicTask(() => this.sweep(), { intervalMs: options.intervalMs, onError: options.onError });
@@ -33,9 +43,11 @@ export class CreditExpirySweeper {
   }
 
   /** One sweep now; what the timer runs. */
-  async sweep(): Promise<{ accounts: number; expired: number }> {
-    const result = await this.credits.expireAllDue();
-    if (result.accounts > 0) this.options.onSwept?.(result);
+  async sweep(): Promise<SweepReport> {
+    const { accounts, expired } = await this.credits.expireAllDue();
+    const { holds: lapsedHolds, released } = await this.credits.releaseLapsedHolds();
+    const result = { accounts, expired, lapsedHolds, released };
+    if (accounts > 0 || lapsedHolds > 0) this.options.onSwept?.(result);
     return result;
   }
 }

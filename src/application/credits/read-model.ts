@@ -82,11 +82,21 @@ async function applyEntries(trx: Trx, event: LedgerEvent, at: Date): Promise<voi
       return;
     }
     case 'CreditsReserved': {
-      const { accountId, reservationId, amount, requestRef } = event.data;
+      const { accountId, reservationId, amount, requestRef, holdUntil } = event.data;
       const held = drawn(event);
       await trx
         .insertInto('creditReservations')
-        .values({ accountId, reservationId, amount, requestRef, status: 'open', held: jsonb(held), createdAt: at, settledAt: null })
+        .values({
+          accountId,
+          reservationId,
+          amount,
+          requestRef,
+          status: 'open',
+          held: jsonb(held),
+          createdAt: at,
+          settledAt: null,
+          holdUntil: holdUntil === undefined ? null : new Date(holdUntil),
+        })
         .execute();
       await debitLots(trx, accountId, held, at);
       return;

@@ -8,13 +8,15 @@
  *   `evolveLedger`; every stream has a balance row and every balance row a stream. Always the whole history (a
  *   balance is the fold of all of it), whatever the range.
  * - Audit: every request charged in the range has one audit event with the same requestId,
- *   the same billing account, creditsDeducted equal to the credits charged for it, and a
- *   success status (< 400) unless its charges were all reversed; every audited request in
- *   the range with creditsDeducted > 0 has ledger charges. A reversal is a refund recorded
- *   after the answer: the audit event keeps what was deducted when the call answered, so
- *   charges are compared gross and reversals only lift the success requirement.
+ *   the same billing account and creditsDeducted equal to the credits charged for it;
+ *   every audited request in the range with creditsDeducted > 0 has ledger charges. A
+ *   request that succeeded is compared gross: a reversal after the answer (a run that
+ *   failed later) is a refund the audit event, written at the answer, cannot show. A
+ *   request answered with an error must keep nothing: charges it made before answering
+ *   (work admitted, then refused because the workflow engine could not start it) must all
+ *   be reversed, and its audit event says 0.
  * - Usage: ClickHouse's sum of credits_deducted (audit_events FINAL) equals the ledger's
- *   gross charges per billing account and UTC day. A request is dated by its audit event
+ *   charges, counted as the audit check counts them, per billing account and UTC day. A request is dated by its audit event
  *   (the day usage shows it), or by its charge when it has none. Without ClickHouse this
  *   check does not run and the report says so: the reconciliation is then incomplete.
  *
@@ -247,8 +249,13 @@ function compareRequests(
       const day = audit ? new Date(audit.occurredAt) : request.firstChargedAt;
       if (!inRange(day, range)) continue;
       const key = `${request.accountId}\u0000${utcDay(day)}`;
-      usage.set(key, (usage.get(key) ?? 0) + request.gross);
-      const { accountId, gross: chargedCredits } = request;
+      // A call answered with an error may have been charged and refunded before it answered (work
+      // admitted that the workflow engine could not start): its audit row and usage then carry what it
+      // kept, nothing; a refund that comes after a success (a failed run) leaves the row's charge as it was.
+      const answeredWithError = audit !== undefined && audit.status >= 400;
+      const chargedCredits = answeredWithError ? request.gross - request.reversed : request.gross;
+      usage.set(key, (usage.get(key) ?? 0) + chargedCredits);
+      const { accountId } = request;
       if (!audit) {
         differences.push({ kind: 'charge-without-audit', accountId, requestId, charged: chargedCredits });
         continue;
@@ -266,7 +273,7 @@ function compareRequests(
       } else if (audit.creditsDeducted !== chargedCredits) {
         differences.push({ kind: 'audit-credits-mismatch', accountId, requestId, audited: audit.creditsDeducted, charged: chargedCredits });
       }
-      if (audit.status >= 400 && request.reversed < request.gross) {
+      if (answeredWithError && chargedCredits > 0) {
         differences.push({ kind: 'charge-on-failed-request', accountId, requestId, status: audit.status, charged: chargedCredits });
       }
     }

@@ -1,8 +1,9 @@
 /**
  * A litigation check as a priced, limited call, single or batched. In order: the
- * per-endpoint rate limit; the worst case reserved on the ledger (a balance below it is
- * refused and nothing else happens); the monthly check allowance; the distinct-names caps;
- * then the screening itself, and the reservation settled at the price the outcome earned.
+ * per-endpoint rate limit; the worst case reserved on the ledger (180 for a single check,
+ * 100 per item for a batch; a balance below it is refused and nothing else happens); the
+ * monthly check allowance; the distinct-names caps; then the screening itself, and the
+ * reservation settled at the price the outcome earned.
  * Anything refused or failed after the reservation releases it and hands back the
  * allowances it took, so a refused or failed call costs nothing and counts for nothing.
  * Every call, answered or refused, is recorded by its shape only: purpose, entity types,
@@ -12,7 +13,7 @@
  * bills the verdict as (verdict.ts):
  * - a report with at least one match (match_found, possible_match): 100 (per item in a batch);
  * - a genuine no match, which is exactly no_matches_found (an exhaustive retrieval with
- *   no error, no clamp that cut candidates, no `since` filter and no withheld record): 20;
+ *   no error, no plan clamp of the limit, no `since` filter and no withheld record): 20;
  * - an inconclusive no match: 0, since the check could not say "no";
  * - a check where every retrieval failed is refused (502 PARTY_SCREEN_SEARCH_DEGRADED): 0;
  * - +80 on a single check when the adjudication pass answered for at least one candidate.
@@ -29,6 +30,12 @@ import { namesToSearch, type ScreeningReport, type ScreeningRequest, type Screen
 
 /** Batch items screened at once. */
 export const BATCH_CONCURRENCY = 5;
+
+/**
+ * How long a check's hold may stay open: far longer than any check runs (the adjudicator's
+ * model calls are bounded), so only a hold whose process died mid-check ever lapses.
+ */
+const SCREENING_HOLD_MS = 15 * 60_000;
 
 export interface CheckContext {
   readonly principal: Principal;
@@ -183,8 +190,9 @@ export class LitigationChecks {
     try {
       const rate = await this.deps.allowances.hitRate(principal.keyId, 'screen', principal.limits.screeningRequestsPerMinute);
       if (!rate.allowed) return refused({ tag: 'RateLimited', decision: rate });
-      const required = worstCase({ endpoint: 'partyScreen', adjudicate: request.adjudicate });
-      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId);
+      // Rule 3: 180 whether or not adjudicate is set (see worstCase); the settlement releases the rest.
+      const required = worstCase({ endpoint: 'partyScreen' });
+      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId, SCREENING_HOLD_MS);
       if (!reserved.ok) return this.#creditRefusal(reserved.error, required);
       reservationId = reserved.value.reservationId;
 
@@ -235,7 +243,7 @@ export class LitigationChecks {
       const rate = await this.deps.allowances.hitRate(principal.keyId, 'batch', principal.limits.screeningRequestsPerMinute);
       if (!rate.allowed) return refused({ tag: 'RateLimited', decision: rate });
       const required = worstCase({ endpoint: 'partyScreenBatch', items: items.length });
-      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId);
+      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId, SCREENING_HOLD_MS);
       if (!reserved.ok) return this.#creditRefusal(reserved.error, required);
       reservationId = reserved.value.reservationId;
 

@@ -6,12 +6,13 @@
  *
  * Coverage, precisely:
  * - a retrieval is complete when every name's search answered and said it held every
- *   match (`PartySearchResult.complete`), and the union over the names fits the limit;
+ *   match (`PartySearchResult.complete`), the union over the names fits the limit, and the
+ *   plan did not clamp the limit;
  * - `exhaustiveWithinFilters` is that completeness under the filters the caller set
  *   (court, since); `exhaustive` additionally needs no filter, i.e. the whole corpus was
- *   covered. A plan clamp of `limit` counts against a run only where it bites: a clamped
- *   limit that still held every match leaves the run complete, one that cut matches does
- *   not (the cut itself makes it incomplete).
+ *   covered. A plan clamp of `limit` makes the run incomplete even when the clamped limit
+ *   held every match: rule 6 names "any plan clamp" among the non-exhaustive runs, so the
+ *   coverage flags say so too and agree with the inconclusive verdict.
  * - `someRecordsWithheld` is true when a restricted case matched (the index says so) or
  *   a retrieved case turned out restricted in the store; such cases are never scored.
  * The verdict and what the check is billed as come from the domain (verdict.ts): a genuine
@@ -65,6 +66,7 @@ export interface ScreeningRequest {
   readonly since: string | null;
   /** Candidates considered, after any plan clamp. */
   readonly limit: number;
+  /** The tier's maxPageSize reduced the requested or default limit (rule 6: not exhaustive). */
   readonly limitClamped: boolean;
   readonly adjudicate: boolean;
   readonly displayThreshold: number;
@@ -179,7 +181,8 @@ export class ScreeningService {
 
     const union = unionOfHits(answered);
     const considered = union.slice(0, request.limit);
-    const complete = answered.length === names.length && answered.every((r) => r.complete) && union.length <= request.limit;
+    const complete =
+      !request.limitClamped && answered.length === names.length && answered.every((r) => r.complete) && union.length <= request.limit;
     const loaded = await loadCandidates(
       this.deps.db,
       considered.map((h) => h.caseId),
@@ -213,8 +216,7 @@ export class ScreeningService {
       sinceApplied: request.since !== null,
       someRecordsWithheld: withheld,
       strategyErrors: answered.length < names.length,
-      // A clamp that still held every match took nothing away; one that cut matches did.
-      clamped: request.limitClamped && !complete,
+      clamped: request.limitClamped,
     });
     return {
       ok: true,

@@ -1,18 +1,20 @@
 /**
  * Keyword search over the full corpus: maps court filters onto the court codes the store
- * holds, asks the search index for one page of hits, then loads those cases from the case
- * store, the authority on restriction. A hit the store no longer shows (restricted after
- * the index was last fed) is left out and reported as withheld, like the withheld matches
- * the index itself counts, so a restricted case never appears in results.
+ * holds, asks the search index for one page of hits, then loads their listings through the
+ * restricted-record check (restriction-screen.ts). A hit restricted after the index was
+ * last fed is left out and reported as withheld, like the withheld matches the index
+ * itself counts, so a restricted case never appears in results; if the check cannot be
+ * made, the page comes back masked and says so.
  */
 import type { SearchIndex, SearchRequest, SearchSort } from '../../ports/search-index.ts';
-import type { CaseReader, CaseView } from '../cases/case-reader.ts';
+import type { CaseListing } from '../cases/case-reader.ts';
 import type { CourtCodes } from './court-codes.ts';
+import type { RestrictionScreen } from './restriction-screen.ts';
 import type { ResolvedFilters } from './search-filters.ts';
 
 export interface KeywordSearchDeps {
   readonly index: SearchIndex;
-  readonly cases: CaseReader;
+  readonly screen: RestrictionScreen;
   readonly courts: CourtCodes;
 }
 
@@ -25,9 +27,11 @@ export interface KeywordQuery {
 }
 
 export interface KeywordResults {
-  readonly cases: readonly (CaseView & { readonly score: number })[];
+  readonly cases: readonly (CaseListing & { readonly score: number })[];
   readonly total: number;
   readonly withheld: boolean;
+  /** The restricted-record check failed: every listing is masked. */
+  readonly restrictedCheckDegraded: boolean;
 }
 
 export class KeywordSearch {
@@ -36,7 +40,8 @@ export class KeywordSearch {
   async search(q: KeywordQuery): Promise<KeywordResults> {
     const courtCodes = q.resolved.courtIds === undefined ? undefined : await this.deps.courts.codesFor(q.resolved.courtIds);
     // A court the store holds nothing for matches nothing; no index call needed.
-    if (courtCodes !== undefined && courtCodes.length === 0) return { cases: [], total: 0, withheld: false };
+    if (courtCodes !== undefined && courtCodes.length === 0)
+      return { cases: [], total: 0, withheld: false, restrictedCheckDegraded: false };
     const request: SearchRequest = {
       query: q.query,
       filters: { ...q.resolved.filters, ...(courtCodes ? { courtCodes } : {}) },
@@ -45,12 +50,13 @@ export class KeywordSearch {
       limit: q.limit,
     };
     const result = await this.deps.index.search(request);
-    const loaded = await this.deps.cases.byIds(result.hits.map((h) => h.caseId));
+    const page = await this.deps.screen.page(result.hits.map((h) => h.caseId));
     const scores = new Map(result.hits.map((h) => [h.caseId, h.score]));
     return {
-      cases: loaded.cases.map((c) => ({ ...c, score: scores.get(c.caseId) ?? 0 })),
-      total: Math.max(0, result.total - loaded.withheld),
-      withheld: result.withheld || loaded.withheld > 0,
+      cases: page.cases.map((c) => ({ ...c, score: scores.get(c.caseId) ?? 0 })),
+      total: Math.max(0, result.total - page.withheld),
+      withheld: result.withheld || page.withheld > 0,
+      restrictedCheckDegraded: page.degraded,
     };
   }
 }

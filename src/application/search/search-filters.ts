@@ -4,12 +4,16 @@
  * index filters on, plus the echo of what was applied (meta.filters). A value that
  * cannot be resolved (an unknown court or case type, a year outside 1947..this year, a
  * date range that ends before it starts) is a problem line naming the field, reported as
- * a validation error rather than silently widening or emptying the search.
+ * a validation error rather than silently widening or emptying the search. The body
+ * limit is the only cap on these fields, so a court or case-type value longer than any a
+ * caller types is refused as such before it is read.
  */
 import { expandCaseType, resolveCourtOrBench } from '../../reference/reference-data.ts';
 import type { SearchFilters } from '../../ports/search-index.ts';
 
 export const FIRST_YEAR = 1947;
+/** Well past a comma-separated list of every High Court's name. */
+export const MAX_FILTER_TEXT_LENGTH = 1000;
 
 type OneOrMany<T> = T | readonly T[];
 
@@ -51,6 +55,15 @@ function list<T>(value: OneOrMany<T> | undefined): T[] {
   return Array.isArray(value) ? [...(value as readonly T[])] : [value as T];
 }
 
+/** The values short enough to read; each longer one is a problem line instead. */
+function readable(field: string, values: readonly string[], problems: string[]): string[] {
+  return values.filter((value) => {
+    if (value.length <= MAX_FILTER_TEXT_LENGTH) return true;
+    problems.push(`${field}: longer than ${MAX_FILTER_TEXT_LENGTH} characters`);
+    return false;
+  });
+}
+
 function distinct<T>(values: readonly T[]): T[] {
   return [...new Set(values)];
 }
@@ -61,7 +74,7 @@ export function resolveFilters(input: FilterInput, currentYear: number): FilterR
   const applied: AppliedFilters = {};
   let courtIds: string[] | undefined;
 
-  const courtNames = list(input.court)
+  const courtNames = readable('court', list(input.court), problems)
     .flatMap((c) => c.split(','))
     .map((c) => c.trim())
     .filter((c) => c !== '');
@@ -85,7 +98,7 @@ export function resolveFilters(input: FilterInput, currentYear: number): FilterR
   });
   if (years.length > 0) filters.years = applied.year = distinct(years).sort((a, b) => a - b);
 
-  const caseTypes = list(input.caseType)
+  const caseTypes = readable('caseType', list(input.caseType), problems)
     .map((t) => t.trim())
     .filter((t) => t !== '');
   if (caseTypes.length > 0) {

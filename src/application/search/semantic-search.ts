@@ -1,22 +1,23 @@
 /**
  * Semantic search: embeds the query, asks the vector index for the cases whose best chunk
- * is nearest, then loads them from the case store (the authority on restriction, as in
- * keyword search). When the vector path fails (the embedder or the vector index is down),
+ * is nearest, then loads their listings through the restricted-record check, as keyword
+ * search does. When the vector path fails (the embedder or the vector index is down),
  * it answers from the keyword index instead and says so: the caller gets results, marked
  * as a fallback, rather than an error. Only when both fail does the call fail.
  */
 import type { Embedder } from '../../ports/embedder.ts';
 import type { VectorFilters, VectorIndex } from '../../ports/vector-index.ts';
-import type { CaseReader, CaseView } from '../cases/case-reader.ts';
+import type { CaseListing } from '../cases/case-reader.ts';
 import type { CourtCodes } from './court-codes.ts';
 import type { KeywordSearch } from './keyword-search.ts';
+import type { RestrictionScreen } from './restriction-screen.ts';
 import type { ResolvedSemanticFilters } from './semantic-filters.ts';
 
 export interface SemanticSearchDeps {
   readonly embedder: Embedder;
   readonly vectors: VectorIndex;
   readonly keyword: KeywordSearch;
-  readonly cases: CaseReader;
+  readonly screen: RestrictionScreen;
   readonly courts: CourtCodes;
   readonly onVectorFailure: (error: unknown) => void;
 }
@@ -32,11 +33,13 @@ export interface SemanticResults {
   /** 'vector', or 'keyword' when the vector path failed and the keyword index answered. */
   readonly mode: 'vector' | 'keyword';
   /** similarity is null on a keyword fallback: keyword scores are not similarities. */
-  readonly cases: readonly (CaseView & { readonly similarity: number | null })[];
+  readonly cases: readonly (CaseListing & { readonly similarity: number | null })[];
   readonly total: number;
   /** Whether `total` is exact (else a conservative estimate). */
   readonly exact: boolean;
   readonly withheld: boolean;
+  /** The restricted-record check failed: every listing is masked. */
+  readonly restrictedCheckDegraded: boolean;
 }
 
 export class SemanticSearch {
@@ -54,7 +57,9 @@ export class SemanticSearch {
   async #vector(q: SemanticQuery): Promise<SemanticResults> {
     const { resolved, caseNumbers } = q.filters;
     const courtCodes = resolved.courtIds === undefined ? undefined : await this.deps.courts.codesFor(resolved.courtIds);
-    if (courtCodes !== undefined && courtCodes.length === 0) return { mode: 'vector', cases: [], total: 0, exact: true, withheld: false };
+    if (courtCodes !== undefined && courtCodes.length === 0) {
+      return { mode: 'vector', cases: [], total: 0, exact: true, withheld: false, restrictedCheckDegraded: false };
+    }
     const [vector] = await this.deps.embedder.embed([q.query]);
     if (!vector) throw new Error('the embedder returned no vector for the query');
     const f = resolved.filters;
@@ -68,14 +73,15 @@ export class SemanticSearch {
       ...(f.toDate ? { toDate: f.toDate } : {}),
     };
     const result = await this.deps.vectors.search({ vector, filters, offset: q.offset, limit: q.limit });
-    const loaded = await this.deps.cases.byIds(result.hits.map((h) => h.caseId));
+    const page = await this.deps.screen.page(result.hits.map((h) => h.caseId));
     const similarity = new Map(result.hits.map((h) => [h.caseId, h.similarity]));
     return {
       mode: 'vector',
-      cases: loaded.cases.map((c) => ({ ...c, similarity: similarity.get(c.caseId) ?? null })),
-      total: Math.max(q.offset + loaded.cases.length, result.total - loaded.withheld),
+      cases: page.cases.map((c) => ({ ...c, similarity: similarity.get(c.caseId) ?? null })),
+      total: Math.max(q.offset + page.cases.length, result.total - page.withheld),
       exact: result.exhausted,
-      withheld: result.withheld || loaded.withheld > 0,
+      withheld: result.withheld || page.withheld > 0,
+      restrictedCheckDegraded: page.degraded,
     };
   }
 
@@ -93,6 +99,7 @@ export class SemanticSearch {
       total: found.total,
       exact: true,
       withheld: found.withheld,
+      restrictedCheckDegraded: found.restrictedCheckDegraded,
     };
   }
 }

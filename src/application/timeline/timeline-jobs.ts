@@ -96,6 +96,8 @@ export class TimelineJobs {
       readonly credits: CreditsService;
       readonly clock: Clock;
       readonly ids: IdGenerator;
+      /** How long a fetch's hold may stay open: past the watchdog's bound, which fails the job (releasing it) first. */
+      readonly holdForMs: number;
     },
   ) {}
 
@@ -122,6 +124,8 @@ export class TimelineJobs {
     subject: TimelineSubject & { readonly cnr: string };
     accountId: string;
     dailyCap: number;
+    /** The server's id of the call admitting it: the hold's request reference, joined to its audit row. */
+    callId: string;
   }): Promise<AdmitResult> {
     const requestId = this.#newRequestId();
     try {
@@ -137,7 +141,7 @@ export class TimelineJobs {
           throw new Refused({ tag: 'DailyLimit', used, cap: input.dailyCap, retryAfterSeconds, resetAt });
         }
         const price = PRICES.requestTimeline.liveFetch;
-        const held = await this.deps.credits.reserve(input.accountId, price, requestId, trx);
+        const held = await this.deps.credits.reserve(input.accountId, price, input.callId, this.deps.holdForMs, trx);
         if (!held.ok) {
           const error = held.error;
           if (error.tag === 'InsufficientCredits')
@@ -200,10 +204,17 @@ export class TimelineJobs {
     });
   }
 
-  /** Ends a live fetch without a timeline and gives its payment back. */
-  async fail(requestId: string, code: TimelineFailureCode, message: string): Promise<void> {
+  /**
+   * Ends a live fetch without a timeline and gives its payment back. A job that already
+   * ended stays as it ended (a completed fetch keeps its charge); the answer is how it ended.
+   */
+  async fail(requestId: string, code: TimelineFailureCode, message: string): Promise<TimelineJobStatus> {
+    let ended: TimelineJobStatus = 'failed';
     await this.#onJob(requestId, async (trx, job) => {
-      if (job.status === 'failed') return;
+      if (job.status !== 'running') {
+        ended = job.status;
+        return;
+      }
       await this.#decide(trx, requestId, { type: 'FailLiveFetch', requestId, code, message, now: this.#now() });
       if (job.reservationId === null) return;
       const { credits } = this.deps;
@@ -212,21 +223,30 @@ export class TimelineJobs {
         : await credits.release(job.accountId, job.reservationId, trx);
       if (!back.ok) throw new Error(`refunding the live fetch of ${requestId}: ${back.error.tag}`);
     });
+    return ended;
   }
 
   /** Live fetches whose admission committed but whose workflow was not seen to start (the outbox). */
-  async unstarted(requestedBefore: Date): Promise<string[]> {
-    const rows = await this.deps.db
+  unstarted(requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+    return this.#running(false, requestedBefore);
+  }
+
+  /** Live fetches whose workflow started and that are still running (for the watchdog that ends orphans). */
+  startedAndRunning(requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+    return this.#running(true, requestedBefore);
+  }
+
+  #running(started: boolean, requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+    return this.deps.db
       .selectFrom('timelineRequests')
-      .select('requestId')
-      .where('workflowStarted', '=', false)
+      .select(['requestId', 'createdAt'])
+      .where('workflowStarted', '=', started)
       .where('refresh', '=', true)
       .where('status', '=', 'running')
       .where('createdAt', '<', requestedBefore)
       .orderBy('createdAt')
       .limit(100)
       .execute();
-    return rows.map((r) => r.requestId);
   }
 
   async markStarted(requestId: string): Promise<void> {

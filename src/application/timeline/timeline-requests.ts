@@ -5,8 +5,9 @@
  * configured court portal and workflow engine, then the daily cap and the balance inside
  * the admitting transaction), the answer from the store, the start of the fetch's
  * workflow, and reading a job back for its own account while it has not expired. A
- * workflow start that fails after admission is not lost: the job stays unstarted and the
- * dispatcher starts it (see timeline-dispatcher.ts).
+ * workflow the engine cannot start is refused to the caller with the job failed and its
+ * hold released; a start lost to a crash is recovered by the dispatcher (see
+ * timeline-dispatcher.ts).
  */
 import type { CourtLevel } from '../../domain/case/case-record.ts';
 import type { CaseTimeline } from '../../domain/timeline/case-timeline.ts';
@@ -54,9 +55,12 @@ export interface TimelineRequestsDeps {
   /** Whether a court portal is configured (COURT_PORTAL_URL) for live fetches. */
   readonly livePortal: boolean;
   readonly clock: Clock;
-  /** A workflow start that failed after its job was admitted; the dispatcher retries it. */
+  /** A workflow start that failed after its job was admitted (the job was failed and its hold released). */
   readonly onStartFailure: (requestId: string, error: unknown) => void;
 }
+
+/** What a job failed for want of a workflow engine tells the caller who reads it. */
+export const ENGINE_DOWN_MESSAGE = 'The workflow engine could not run the live fetch; its payment was given back.';
 
 const LIVE_FETCH_LEVELS: readonly CourtLevel[] = ['high', 'district'];
 
@@ -93,6 +97,8 @@ export class TimelineRequests {
     refresh: boolean;
     accountId: string;
     dailyCap: number;
+    /** The server's id of this call (never a caller's): a live fetch's hold is tied to it. */
+    callId: string;
   }): Promise<TimelineRequestOutcome> {
     const resolved = await this.resolve(input.reference);
     if ('refusal' in resolved) return { outcome: 'refused', refusal: resolved.refusal };
@@ -115,9 +121,10 @@ export class TimelineRequests {
       subject: { caseId: target.caseId, cnr },
       accountId: input.accountId,
       dailyCap: input.dailyCap,
+      callId: input.callId,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
-    await this.#start(admitted.requestId);
+    if ((await this.#start(admitted.requestId)) === 'released') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
     return { outcome: 'admitted', requestId: admitted.requestId, balance: admitted.balance, target };
   }
 
@@ -128,12 +135,21 @@ export class TimelineRequests {
     return job.expiresAt.getTime() > this.deps.clock.now().getTime() ? job : null;
   }
 
-  async #start(requestId: string): Promise<void> {
+  /**
+   * Starts the fetch's workflow while the caller still waits. When the engine cannot start
+   * it, the job is failed and its hold released at once and the caller told so; if that
+   * cannot be written either, the job stays unstarted and the dispatcher starts or fails it.
+   */
+  async #start(requestId: string): Promise<'started' | 'released'> {
     try {
       await this.deps.workflows.startTimelineFetch(requestId);
-      await this.deps.jobs.markStarted(requestId);
     } catch (error) {
       this.deps.onStartFailure(requestId, error);
+      const ended = await this.deps.jobs.fail(requestId, 'UPSTREAM_UNAVAILABLE', ENGINE_DOWN_MESSAGE);
+      // An ambiguous start may have run already: then the caller has a job to read.
+      return ended === 'failed' ? 'released' : 'started';
     }
+    await this.deps.jobs.markStarted(requestId);
+    return 'started';
   }
 }

@@ -4,17 +4,21 @@
  * text datasets, which carry no structured case number. Pure string work.
  */
 
-const TYPE = String.raw`(?:\(?[a-z][a-z.]*\)?,?\s*(?:\([a-z. ]+\)\s*)?){1,6}?`;
-const NO = String.raw`nos?\b\s*[.:]?\s*`;
+// Every piece reads its text one way only, so a line that fails fails in linear time: a
+// word starts after no letter or dot (one word is never read as two), a number after no
+// digit, and no two adjacent quantifiers take the same spaces. The type ends in its spaces,
+// so no `\s*` follows it.
+const TYPE = String.raw`(?:\(?(?<![a-z.])[a-z][a-z.]*\)?,?\s*(?:\([a-z. ]+\)\s*)?){1,6}?`;
+const NO = String.raw`nos?\b\s*(?:[.:]\s*)?`;
 /** `1640A`, `2611 A`, `412(nt)` occur; `/` joins `41/86` and `401/and 4012`. */
-const NUMBER = String.raw`\d+(?:\s?[a-z]\b)?(?:\s*\([a-z]+\))?`;
-const NUMBERS = String.raw`${NUMBER}(?:\s*(?:[,&/-]\s*)?(?:and\b|to\b)?\s*${NUMBER})*`;
+const NUMBER = String.raw`(?<!\d)\d+(?:\s?[a-z]\b)?(?:\s*\([a-z]+\))?`;
+const NUMBERS = String.raw`${NUMBER}(?:\s*(?:[,&/-]\s*)?(?:(?:and|to)\b\s*)?${NUMBER})*`;
 const YEAR = String.raw`(?:\s*of\b(?:\s+(\d{4})\b)?)?`;
 
 /** `<type> No(s). <numbers> [of YEAR]`: the shape of a judgment's case line. */
-const STRICT = new RegExp(String.raw`^(${TYPE})\s*${NO}(${NUMBERS})${YEAR}`, 'i');
+const STRICT = new RegExp(String.raw`^(${TYPE})${NO}(${NUMBERS})${YEAR}`, 'i');
 /** IN-Abs lines can lose the type or the `No.` to truncation: both optional. */
-const LENIENT = new RegExp(String.raw`^(${TYPE})?\s*(?:${NO})?(${NUMBERS})${YEAR}`, 'i');
+const LENIENT = new RegExp(String.raw`^(?:(${TYPE})|\s*)(?:${NO})?(${NUMBERS})${YEAR}`, 'i');
 
 export interface CaseLine {
   /** As printed, whitespace collapsed. */

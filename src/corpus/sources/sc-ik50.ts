@@ -50,7 +50,7 @@ function benchList(header: string): string[] {
   const lists = [...header.matchAll(/(?<=\n)bench:\n((?:[^\n:]+\n)+?)(?=[a-z ]+:)/g)];
   const lines = (lists.at(-1)?.[1] ?? '')
     .split('\n')
-    .map((l) => cleanName(l).replace(/\s*\(j\)$/i, ''))
+    .map((l) => cleanName(l).replace(/(?<!\s)\s*\(j\)$/i, ''))
     .filter((l) => l !== '');
   if (lines.length > 0) return lines;
   return splitScBench(/\nbench:[ \t]*([^\n]+)/.exec(header)?.[1]) ?? [];
@@ -82,8 +82,9 @@ export function mapIk50Row(ref: string, json: unknown): MapResult {
     });
   }
 
-  const pet = cleanName(block(header, /\bpetitioner:\s*\n/, /\n\s*vs\.?\s*\n/));
-  const res = cleanName(block(header, /\brespondent:\s*\n/, /\n\s*date of judgment/));
+  // The end marks start at the first line break of a blank run (the lookbehinds), so a run is not rescanned from each break.
+  const pet = cleanName(block(header, /\bpetitioner:\s*\n/, /\n(?<!\n\s*?\n)\s*vs\.?\s*\n/));
+  const res = cleanName(block(header, /\brespondent:\s*\n/, /\n(?<!\n\s*?\n)\s*date of judgment/));
   const petitioners: Party[] = pet ? [{ name: pet, advocates: [] }] : [];
   const respondents: Party[] = res ? [{ name: res, advocates: [] }] : [];
   const citations = (/equivalent citations:\s*([^\n]+)/.exec(header)?.[1] ?? '')

@@ -47,8 +47,13 @@ export function completeCutWord(line: string): { line: string; completed: boolea
   return { line: candidates[0] + line.slice(cut.length), completed: true };
 }
 
+/**
+ * A line holding only a date (an optional stop after it). It is entered at the first line
+ * break of a blank run only, and the line end is read without trading spaces between two
+ * `\s*`: a run of blank lines is scanned once.
+ */
 const MONTH_DATE_LINE =
-  /(?:^|\n)\s*((?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2}\s*,\s*\d{4})\s*\.?\s*\r?(?=\n)/;
+  /(?:^|\n(?<!\n\s*?\n))\s*((?:January|February|March|April|May|June|July|August|September|October|November|December)\s+\d{1,2}\s*,\s*\d{4})[^\S\n]*(?:\.[^\S\n]*)?\n/;
 
 export function mapInAbsRow(ref: string, json: unknown): MapResult {
   const parsed = InAbsRow.safeParse(json);
@@ -79,7 +84,8 @@ export function mapInAbsRow(ref: string, json: unknown): MapResult {
   if (caseLine.year === null) quirks.push({ field: 'caseNumber', issue: 'no year in the case line', value: caseLine.text });
 
   const dateLine = MONTH_DATE_LINE.exec(text.slice(0, 6000))?.[1] ?? null;
-  const deliveredBy = /delivered by\s+([^\r\n]*?(?:C\.\s?J|J)\.)/.exec(text.slice(0, 20000))?.[1] ?? null;
+  // The name starts after all the spaces: `\s+` and the name never trade them.
+  const deliveredBy = /delivered by\s+(?!\s)([^\r\n]*?(?:C\.\s?J|J)\.)/.exec(text.slice(0, 20000))?.[1] ?? null;
 
   return buildCaseRecord({
     caseId: `sc-inabs-${docId}`,
@@ -93,7 +99,7 @@ export function mapInAbsRow(ref: string, json: unknown): MapResult {
     title: null,
     parties: { petitioners: [], respondents: [] },
     judges: [],
-    decisionDate: parseMonthName(dateLine?.replace(/\s*,\s*/, ', ')),
+    decisionDate: parseMonthName(dateLine?.replace(/(?<!\s)\s*,\s*/, ', ')),
     filingDate: null,
     citations: [],
     text,

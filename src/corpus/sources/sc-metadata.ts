@@ -54,16 +54,26 @@ function party(name: string | null | undefined, advocate: string | null | undefi
   return [{ name: n, advocates: a === '' ? [] : [a] }];
 }
 
+/**
+ * `path (Language)`: the language is what follows the first '(' after the last inner ')', up
+ * to the closing one. Read by hand, as `/^(.*?)\s*\(([^)]+)\)$/` would (a path holds no line
+ * break), because that pattern rescans from every '(' of a long run.
+ */
+function pathAndLanguage(s: string): { path: string; language: string | null } {
+  const body = s.slice(0, -1);
+  const open = s.endsWith(')') ? body.indexOf('(', body.lastIndexOf(')') + 1) : -1;
+  const path = open < 0 ? s : body.slice(0, open).trimEnd();
+  if (open < 0 || open === body.length - 1 || /[\n\r\u2028\u2029]/.test(path)) return { path: s, language: null };
+  return { path, language: body.slice(open + 1) };
+}
+
 /** `jonew/judis/42386.pdf (English) | judis/1.pdf (English)` → paths with language. */
 function pdfLinks(raw: string | null | undefined): { path: string; language: string | null }[] {
   return (raw ?? '')
     .split('|')
     .map((s) => s.trim())
     .filter((s) => s !== '')
-    .map((s) => {
-      const m = /^(.*?)\s*\(([^)]+)\)$/.exec(s);
-      return m ? { path: m[1] ?? s, language: m[2] ?? null } : { path: s, language: null };
-    });
+    .map(pathAndLanguage);
 }
 
 export function mapScMetadataRow(ref: string, json: unknown): MapResult {
@@ -98,7 +108,7 @@ export function mapScMetadataRow(ref: string, json: unknown): MapResult {
   const pdfs = pdfLinks(row.temp_link);
 
   const [day, month, year] = row.judgment_dates.split('-');
-  const diarySlug = row.diary_no.replace(/[^0-9A-Za-z]+/g, '-').replace(/^-+|-+$/g, '') || 'nodiary';
+  const diarySlug = row.diary_no.replace(/[^0-9A-Za-z]+/g, '-').replace(/^-+|(?<!-)-+$/g, '') || 'nodiary';
   return buildCaseRecord({
     caseId: `sc-${diarySlug}-${year}${month}${day}`,
     source: SC_METADATA_SOURCE,

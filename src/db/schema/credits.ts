@@ -37,8 +37,17 @@ export const creditReservations = pgTable(
     held: jsonb('held').notNull().default([]),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     settledAt: timestamp('settled_at', { withTimezone: true }),
+    /** Past it, a hold still open is released by the sweep; null on holds made before holds lapsed. */
+    holdUntil: timestamp('hold_until', { withTimezone: true }),
   },
-  (t) => [primaryKey({ columns: [t.accountId, t.reservationId] }), index('credit_reservations_open_idx').on(t.status, t.createdAt)],
+  (t) => [
+    primaryKey({ columns: [t.accountId, t.reservationId] }),
+    index('credit_reservations_open_idx').on(t.status, t.createdAt),
+    // The hold sweep's question: which open holds have lapsed.
+    index('credit_reservations_lapsing_idx')
+      .on(t.holdUntil)
+      .where(sql`${t.status} = 'open' and ${t.holdUntil} is not null`),
+  ],
 );
 
 export const creditCharges = pgTable(

@@ -51,10 +51,20 @@ export interface Address {
   readonly bits: bigint;
 }
 
+/**
+ * The text before an IPv6 zone ("fe80::1%eth0" → "fe80::1"), cut by hand: `/%.*$/` would
+ * scan on from every '%' of a long run. A line break after the '%' (which `.` does not
+ * cross) keeps the text whole, and no address holds a line break.
+ */
+function withoutZone(text: string): string {
+  const zone = text.indexOf('%');
+  return zone < 0 || /[\n\r\u2028\u2029]/.test(text.slice(zone)) ? text : text.slice(0, zone);
+}
+
 export function parseAddress(text: string): Address | undefined {
   const v4 = parseIpv4(text);
   if (v4 !== undefined) return { version: 4, bits: v4 };
-  const v6 = parseIpv6(text.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  const v6 = parseIpv6(withoutZone(text.replace(/^\[|\]$/g, '')));
   if (v6 === undefined) return undefined;
   if (v6 >> 32n === V4_MAPPED_PREFIX >> 32n) return { version: 4, bits: v6 & 0xffffffffn };
   return { version: 6, bits: v6 };

@@ -73,18 +73,34 @@ function rightSide(after: string, lowerCase: boolean): string {
   return kept.join(' ');
 }
 
+/**
+ * Two letters, a "v."/"vs"/"versus" token, two letters, in that order. The first letter pair
+ * and the first token after it are always the best choices, so each is looked for once (one
+ * pattern `/[A-Za-z]{2,}.*\s(?:v|vs|versus)\.?\s.*[A-Za-z]{2,}/` would retry every pair against
+ * every token). `text` holds no line break.
+ */
+function readsAsVersus(text: string): boolean {
+  const left = /[A-Za-z]{2}/.exec(text);
+  if (left === null) return false;
+  const rest = text.slice(left.index + 2);
+  const versus = /\s(?:v|vs|versus)\.?\s/i.exec(rest);
+  return versus !== null && /[A-Za-z]{2}/.test(rest.slice(versus.index + versus[0].length));
+}
+
 function tidy(name: string): string | null {
   const cleaned = name
     .replace(/\(\s*(?:\d{1,2}|supra)\s*\)/gi, '')
     .replace(/\s+/g, ' ')
-    .replace(/^[\s,;:("'“]+|[\s,;:('"”]+$/g, '')
+    .replace(/^[\s,;:("'“]+/, '')
+    // The trailing run is tried from its first character only, so it is not rescanned from each.
+    .replace(/(?<![\s,;:('"”])[\s,;:('"”]+$/, '')
     .trim();
-  return /[A-Za-z]{2,}.*\s(?:v|vs|versus)\.?\s.*[A-Za-z]{2,}/i.test(cleaned) || /'s case$/i.test(cleaned) ? cleaned : null;
+  return readsAsVersus(cleaned) || /'s case$/i.test(cleaned) ? cleaned : null;
 }
 
 /** The case name printed just before a citation, when the text gives one. */
 export function nameBefore(span: string, lowerCase: boolean): string | null {
-  const trimmed = span.replace(/[\s,:;([]+$/, '').replace(/\b(?:reported (?:in|at)|in)$/i, '');
+  const trimmed = span.replace(/(?<![\s,:;([])[\s,:;([]+$/, '').replace(/\b(?:reported (?:in|at)|in)$/i, '');
   const tail = trimmed.slice(-220);
   const versus = [...tail.matchAll(VERSUS)].at(-1);
   if (versus) {
@@ -93,7 +109,8 @@ export function nameBefore(span: string, lowerCase: boolean): string | null {
     if (left === '' || right === '') return null;
     return tidy(`${left} ${versus[0].trim()} ${right}`);
   }
-  const possessive = /([\w.'’&-]+(?:\s+[\w.'’&-]+){0,4})['’]s case$/i.exec(tail);
+  // Entered at word starts only: the leftmost reading starts at one anyway.
+  const possessive = /(?<![\w.'’&-])([\w.'’&-]+(?:\s+[\w.'’&-]+){0,4})['’]s case$/i.exec(tail);
   if (possessive) {
     const who = leftSide(possessive[1]!, lowerCase);
     return who === '' ? null : `${who}'s case`;

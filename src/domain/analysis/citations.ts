@@ -6,7 +6,10 @@
  * English reports the older judgments rely on ("[1917] 1 K.B. 736", "(1853) 138 E.R.
  * 1284"), and neutral citations ("2023 INSC 1", "2019:DHC:1234"). The sources print the
  * same report many ways (dots or none, brackets lost, upper or lower case), so every
- * pattern is lenient about punctuation and strict about the numbers. Pure.
+ * pattern is lenient about punctuation and strict about the numbers. Judgment texts are
+ * long and OCR leaves long runs of spaces, so every pattern reads its text one way only:
+ * `\s*(?:\(\s*)?`, never `\s*\(?\s*`, and a bracketed year is entered at its bracket or at
+ * the first of the spaces before it. Pure.
  */
 import type { Citation, Reporter } from './case-analysis.ts';
 
@@ -17,8 +20,9 @@ export interface CitationMatch {
 }
 
 const D = String.raw`\.?\s?`;
-const YEAR_BRACKETED = String.raw`[\[(]?\s*(\d{4})\s*[\])]`;
-const SUPP = String.raw`(?:Supp|Suppl|Supl)\.?\s*(?:\(\s*\d+\s*\))?`;
+const YEAR_BRACKETED = String.raw`(?:[\[(]|(?<![\s\[(]))\s*(\d{4})\s*[\])]`;
+/** Always followed by `\s*` where used, so it ends without one. */
+const SUPP = String.raw`(?:Supp|Suppl|Supl)\.?(?:\s*\(\s*\d+\s*\))?`;
 
 interface Family {
   readonly pattern: RegExp;
@@ -59,7 +63,7 @@ const ENGLISH_REPORTERS: ReadonlyMap<string, Reporter> = new Map([
 const FAMILIES: readonly Family[] = [
   {
     pattern: new RegExp(
-      String.raw`\bA${D}I${D}R\.?\s*\(?\s*(\d{4})\s*\)?\s*\(?\s*([A-Za-z][A-Za-z.&]*(?:\s?[A-Za-z][A-Za-z.&]*)?)\s*\)?\s*(\d{1,5})\b`,
+      String.raw`\bA${D}I${D}R\.?\s*(?:\(\s*)?(\d{4})\s*(?:\)\s*)?(?:\(\s*)?([A-Za-z][A-Za-z.&]*(?:\s[A-Za-z][A-Za-z.&]*)?)\s*(?:\)\s*)?(\d{1,5})\b`,
       'gi',
     ),
     read: (m) => report('AIR', m[1], undefined, m[2], m[3]!),
@@ -70,7 +74,7 @@ const FAMILIES: readonly Family[] = [
   },
   {
     pattern: new RegExp(
-      String.raw`${YEAR_BRACKETED}\s*(\d{1,2}|${SUPP})?\s*S${D}C${D}C\.?\s*(?:\(\s*(?:Cri|L\s?&\s?S|Tax)\s*\)\s*)?(\d{1,5})\b`,
+      String.raw`${YEAR_BRACKETED}\s*(?:(\d{1,2}|${SUPP})\s*)?S${D}C${D}C\.?\s*(?:\(\s*(?:Cri|L\s?&\s?S|Tax)\s*\)\s*)?(\d{1,5})\b`,
       'gi',
     ),
     read: (m) => report('SCC', m[1], m[2], undefined, m[3]!),
@@ -80,11 +84,11 @@ const FAMILIES: readonly Family[] = [
     read: (m) => report('SCC', m[1], m[2], undefined, m[3]!),
   },
   {
-    pattern: new RegExp(String.raw`${YEAR_BRACKETED}\s*(\d{1,2}|${SUPP})?\s*S${D}C${D}R\.?\s*(\d{1,5})\b`, 'gi'),
+    pattern: new RegExp(String.raw`${YEAR_BRACKETED}\s*(?:(\d{1,2}|${SUPP})\s*)?S${D}C${D}R\.?\s*(\d{1,5})\b`, 'gi'),
     read: (m) => report('SCR', m[1], m[2], undefined, m[3]!),
   },
   {
-    pattern: new RegExp(String.raw`\b(\d{4})\s+(?:(${SUPP})\s*)?S${D}C${D}R\.?\s*(${SUPP}|\(\s*\d{1,2}\s*\))?\s*(\d{1,5})\b`, 'gi'),
+    pattern: new RegExp(String.raw`\b(\d{4})\s+(?:(${SUPP})\s*)?S${D}C${D}R\.?\s*(?:(${SUPP}|\(\s*\d{1,2}\s*\))\s*)?(\d{1,5})\b`, 'gi'),
     read: (m) => report('SCR', m[1], m[2] ?? m[3], undefined, m[4]!),
   },
   {
@@ -103,13 +107,16 @@ const FAMILIES: readonly Family[] = [
     read: (m) => report('ITR', m[1], m[2], undefined, m[3]!),
   },
   {
-    pattern: new RegExp(String.raw`\bI${D}L${D}R\.?\s*(?:\(?\s*(\d{4})\s*\)?\s*)?(?:(\d{1,3})\s*)?([A-Za-z]{3,9})\.?\s*(\d{1,5})\b`, 'gi'),
+    pattern: new RegExp(
+      String.raw`\bI${D}L${D}R\.?\s*(?:(?:\(\s*)?(\d{4})\s*(?:\)\s*)?)?(?:(\d{1,3})\s*)?([A-Za-z]{3,9})\.?\s*(\d{1,5})\b`,
+      'gi',
+    ),
     read: (m) => report('ILR', m[1], m[2], m[3], m[4]!),
   },
   { pattern: /\b(\d{4})\s+Indlaw\s+([A-Z]{2,6})\s+(\d{1,6})\b/gi, read: (m) => report('Indlaw', m[1], undefined, m[2], m[3]!) },
   {
     pattern: new RegExp(
-      String.raw`[\[(]\s*(\d{4})\s*[\])]\s*(\d{1,3})?\s*(A${D}C|K${D}B|Q${D}B|Ch|All\s?E${D}R|W${D}L${D}R|E${D}R)\.?\s*(\d{1,5})\b`,
+      String.raw`[\[(]\s*(\d{4})\s*[\])]\s*(?:(\d{1,3})\s*)?(A${D}C|K${D}B|Q${D}B|Ch|All\s?E${D}R|W${D}L${D}R|E${D}R)\.?\s*(\d{1,5})\b`,
       'gi',
     ),
     read: (m) => {

@@ -51,7 +51,7 @@ function passages(list: readonly ScoredSentence[], caseId: string): Passage[] {
 
 const joined = (list: readonly ScoredSentence[]): string =>
   inOrder(list)
-    .map((s) => s.text.replace(/\s*$/, ''))
+    .map((s) => s.text.trimEnd())
     .join(' ');
 
 export interface Extracts {

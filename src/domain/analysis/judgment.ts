@@ -83,7 +83,7 @@ export function splitSentences(paragraph: string): string[] {
   const end = /([.?!]["')\]]*)\s+(?=["'(\[]?[A-Za-z0-9])/g;
   for (let m = end.exec(paragraph); m !== null; m = end.exec(paragraph)) {
     const before = paragraph.slice(start, m.index);
-    const lastToken = /([A-Za-z']+)$/.exec(before)?.[1]?.toLowerCase() ?? '';
+    const lastToken = /(?<![A-Za-z'])([A-Za-z']+)$/.exec(before)?.[1]?.toLowerCase() ?? '';
     const after = paragraph.slice(m.index + m[0].length);
     const dotted = m[1]?.startsWith('.') === true;
     const abbreviation = dotted && (ABBREVIATIONS.has(lastToken) || lastToken.length === 1 || /\b[A-Za-z]\.[A-Za-z]$/.test(before));

@@ -117,7 +117,8 @@ export function paragraphsOf(text: string): string[] {
 /** Prose rather than debris (counsel lists, page furniture, tables): enough words, mostly words. */
 export function isProse(paragraph: string): boolean {
   const tokens = paragraph.split(/\s+/).filter((t) => t !== '');
-  const words = tokens.filter((t) => /^[("'[]?[A-Za-z][A-Za-z'’-]*[.,;:)"'\]]*$/.test(t));
+  // Closing punctuation starts at the first character the word cannot take, so a run of quotes is read one way.
+  const words = tokens.filter((t) => /^[("'[]?[A-Za-z][A-Za-z'’-]*(?:[.,;:)"\]][.,;:)"'\]]*)?$/.test(t));
   return words.length >= 8 && words.length / tokens.length >= 0.6;
 }
 

@@ -5,7 +5,15 @@
  * number: an upper-case type token with punctuation removed, then the numbers (leading
  * zeros dropped, ranges as FROM-TO) and the year, space-separated. eCourts CNR numbers
  * (the 16-character case ids of District and High Courts) are their own key. Pure, no IO.
+ *
+ * Every caller's text reaches these parsers (a search query, a path `:id`, a filter), so
+ * each pattern is written to run in linear time on any input: no two adjacent quantifiers
+ * may take the same characters (`\s*(?:-\s*)?`, never `\s*-?\s*`), and text longer than
+ * any printed form is refused before a pattern runs.
  */
+
+/** Longer than any printed case number (the longest type phrase is under 50 characters). */
+export const MAX_CASE_NUMBER_LENGTH = 300;
 
 /** Long forms the Supreme Court abbreviates; rewritten before punctuation is dropped. */
 const LONG_FORMS: readonly [RegExp, string][] = [
@@ -28,7 +36,7 @@ const LONG_FORMS: readonly [RegExp, string][] = [
   [/\bARBITRATION PETITIONS?\b/g, 'ARBIT.PETITON'],
   [/\(\s*CIVIL\s*\)/g, '(C)'],
   [/\(\s*CRIMINAL\s*\)/g, '(CRL)'],
-  [/\(\s*CRL\s*\.?\s*\)/g, '(CRL)'],
+  [/\(\s*CRL\s*(?:\.\s*)?\)/g, '(CRL)'],
 ];
 
 /**
@@ -40,8 +48,12 @@ const TYPE_ALIASES: Readonly<Record<string, string>> = {
   ARBITPETITION: 'ARBITPETITON',
 };
 
-/** The SC app API shape: `TYPE No.-FROM[-TO] - YEAR` (also `MA-001529 - 2018`). */
-const SC_API_SHAPE = /^(.*?)(?:\s*\bNO\.?)?\s*-\s*(\d+)(?:-(\d+))?\s+-\s+(\d{1,4})$/;
+/**
+ * The SC app API shape: `TYPE No.-FROM[-TO] - YEAR` (also `MA-001529 - 2018`). The type is
+ * empty or ends in a non-space (the shortest type never ends in a space the spaces before
+ * `No.` or `-` could take), which keeps it from trading spaces with them.
+ */
+const SC_API_SHAPE = /^(|.*?\S)(?:\s*\bNO\.?)?\s*-\s*(\d+)(?:-(\d+))?\s+-\s+(\d{1,4})$/;
 
 function stripZeros(digits: string): string {
   return digits.replace(/^0+(?=\d)/, '');
@@ -53,16 +65,27 @@ function range(from: string, to: string | undefined): string {
   return a === b ? a : `${a}-${b}`;
 }
 
-/** State code, establishment, serial, year: `GAHC010225502018`, also printed `GAHC01-022550-2018`. */
-const CNR_SHAPE = /^([A-Z]{4})\s*-?\s*(\d{2})\s*-?\s*(\d{6})\s*-?\s*(\d{4})$/;
+/**
+ * State code, establishment, serial, year: `GAHC010225502018`, also printed `GAHC01-022550-2018`.
+ * Each separator is spaces, then at most one hyphen with the spaces after it: one way only
+ * to read a run of spaces.
+ */
+const CNR_SHAPE = /^([A-Z]{4})\s*(?:-\s*)?(\d{2})\s*(?:-\s*)?(\d{6})\s*(?:-\s*)?(\d{4})$/;
+
+/** 16 characters, three hyphens and room for spaces around them: longer text is no CNR. */
+const MAX_CNR_LENGTH = 40;
 
 /** The 16-character CNR for any of its printed forms, or null when `raw` is not one. */
 export function normaliseCnr(raw: string): string | null {
-  const m = CNR_SHAPE.exec(raw.toUpperCase().trim());
+  const text = raw.trim();
+  if (text.length > MAX_CNR_LENGTH) return null;
+  const m = CNR_SHAPE.exec(text.toUpperCase());
   return m ? `${m[1] ?? ''}${m[2] ?? ''}${m[3] ?? ''}${m[4] ?? ''}` : null;
 }
 
+/** The search key of a case number in any printed form; '' when `raw` is none (or too long to be one). */
 export function normaliseCaseNumber(raw: string): string {
+  if (raw.length > MAX_CASE_NUMBER_LENGTH) return '';
   const cnr = normaliseCnr(raw);
   if (cnr !== null) return cnr;
   // `No(s).` and `Petition(s)` as the Supreme Court's orders print them.
@@ -85,10 +108,11 @@ export function normaliseCaseNumber(raw: string): string {
     .replace(/\bNOS?\b\.?/g, ' ')
     .replace(/\b(?:OF|AND|ETC)\b\.?/g, ' ')
     .replace(/\bTO\b/g, '-')
-    .replace(/(\d+)\s*[-–]\s*(\d+)/g, (_m, a: string, b: string) => range(a, b))
+    // A range starts where a digit run starts: starting inside one would only rescan it.
+    .replace(/(?<!\d)(\d+)\s*[-–]\s*(\d+)/g, (_m, a: string, b: string) => range(a, b))
     .replace(/[^A-Z0-9-]+/g, ' ')
     .split(' ')
-    .map((t) => t.replace(/^-+|-+$/g, ''))
+    .map((t) => t.replace(/^-+|(?<!-)-+$/g, ''))
     .filter((t) => t !== '')
     .map((t) => (/^\d+$/.test(t) ? stripZeros(t) : t));
 
@@ -107,7 +131,9 @@ export interface ScCaseNumberParts {
 }
 
 export function parseScApiCaseNumber(raw: string): ScCaseNumberParts | null {
-  const m = /^(.+?)\s*(?:No\.)?-(\d+)(?:-(\d+))?\s+-\s+(\d{4})\s*$/.exec(raw.trim());
+  if (raw.length > MAX_CASE_NUMBER_LENGTH) return null;
+  // The type ends in a non-space, as the shortest one always does (see SC_API_SHAPE).
+  const m = /^(.*?\S)\s*(?:No\.)?-(\d+)(?:-(\d+))?\s+-\s+(\d{4})\s*$/.exec(raw.trim());
   if (!m || !m[1] || !m[2] || !m[4]) return null;
   const year = Number(m[4]);
   if (year === 0) return null;

@@ -44,7 +44,11 @@ export type LedgerEvent =
         at: string;
       };
     }
-  | { type: 'CreditsReserved'; data: { accountId: string; reservationId: string; amount: number; requestRef: string; at: string } & Drawn }
+  | {
+      type: 'CreditsReserved';
+      /** `holdUntil`: past it, a hold still open is released by the sweep (absent on holds recorded before holds lapsed). */
+      data: { accountId: string; reservationId: string; amount: number; requestRef: string; holdUntil?: string; at: string } & Drawn;
+    }
   | {
       type: 'CreditsCharged';
       /** `reservationId` null: a fixed-price charge taken straight from the available balance. */
@@ -66,7 +70,7 @@ export type LedgerCommand =
       note: string | null;
       at: string;
     }
-  | { type: 'ReserveCredits'; accountId: string; reservationId: string; amount: number; requestRef: string; at: string }
+  | { type: 'ReserveCredits'; accountId: string; reservationId: string; amount: number; requestRef: string; holdUntil?: string; at: string }
   /** Captures `amount` of the reservation (the charge id is the reservation id) and releases the rest. */
   | { type: 'SettleReservation'; accountId: string; reservationId: string; amount: number; at: string }
   | { type: 'ReleaseReservation'; accountId: string; reservationId: string; at: string }

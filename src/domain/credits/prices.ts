@@ -49,7 +49,7 @@ export function fixedPrice(endpoint: FixedPriceEndpoint): number {
 export type PricedRequest =
   | { endpoint: 'analyze'; allowRemoteFetch: boolean }
   | { endpoint: 'analyzeConsolidated' }
-  | { endpoint: 'partyScreen'; adjudicate: boolean }
+  | { endpoint: 'partyScreen' }
   | { endpoint: 'partyScreenBatch'; items: number }
   | { endpoint: 'requestTimeline' };
 
@@ -62,10 +62,13 @@ export type PricedOutcome =
   | { endpoint: 'requestTimeline'; liveFetchStarted: boolean };
 
 /**
- * The reservation taken before an outcome-priced call runs. It is the worst case the
- * request can reach: a remote fetch or an adjudication pass the caller did not allow
- * cannot happen, so it is not reserved (the spec's "match plus surcharge" is the case
- * with adjudicate true).
+ * The reservation taken before an outcome-priced call runs: the worst case the request can
+ * reach. A remote fetch the caller did not allow cannot happen, so it is not reserved.
+ * A single litigation check is the exception that reserves a surcharge it may not reach:
+ * the spec ("POST /party/screen" rule 3) defines its worst case as the match price plus
+ * the adjudication surcharge, 180, with no exception for adjudicate false, so every
+ * single check holds 180 and settles at the price it earned. (The batch's rule 1 names
+ * its own reservation, 100 per item, and a batch never adjudicates.)
  */
 export function worstCase(request: PricedRequest): number {
   switch (request.endpoint) {
@@ -74,7 +77,7 @@ export function worstCase(request: PricedRequest): number {
     case 'analyzeConsolidated':
       return PRICES.analyzeConsolidated.credits;
     case 'partyScreen':
-      return PRICES.partyScreen.match + (request.adjudicate ? PRICES.partyScreen.adjudication : 0);
+      return PRICES.partyScreen.match + PRICES.partyScreen.adjudication;
     case 'partyScreenBatch':
       return PRICES.partyScreenBatch.perItemMatch * request.items;
     case 'requestTimeline':
@@ -117,7 +120,7 @@ export function describePrice(endpoint: PricedEndpoint): string {
     case '/cases/:id/analyze-consolidated':
       return `${p.credits} credits; ${p.cacheHit} on a cache hit.`;
     case '/party/screen':
-      return `${p.match} credits on a match; ${p.noMatch} on a genuine no match; +${p.adjudication} when the adjudication pass ran.`;
+      return `${p.match} credits on a match; ${p.noMatch} on a genuine no match; +${p.adjudication} when the adjudication pass ran; reserves ${worstCase({ endpoint: 'partyScreen' })} first.`;
     case '/party/screen/batch':
       return `Per item: ${p.perItemMatch} credits matched, ${p.perItemNoMatch} no match; reserves ${p.perItemMatch} per item first.`;
     case '/request-timeline':

@@ -23,7 +23,8 @@ export function partiesOf(c: CandidateRecord): PartyText[] {
   const parties = [...listed('petitioners', 'petitioner'), ...listed('respondents', 'respondent')];
   if (parties.length > 0 || c.title === null) return parties;
   const title = c.title;
-  const split = /\s+(?:VS?|VERSUS)\.?\s+/i.exec(title);
+  // Tried only where a run of spaces starts, so a long run is not rescanned from each space.
+  const split = /(?<!\s)\s+(?:VS?|VERSUS)\.?\s+/i.exec(title);
   if (split === null) return [{ field: 'title', role: 'other', text: title, base: 0, parsed: parseParty(title) }];
   const after = split.index + split[0].length;
   return [

@@ -143,20 +143,23 @@ export interface FoundIdentifier {
  * A candidate only counts if it passes its validator, so a GSTIN needs its check character.
  * LLPIN's shape ("AAB-9032") is also the shape of many file and case references, so in free
  * text it counts only when labelled "LLPIN" or "LLP identification number" just before it.
+ * The label is matched, not looked behind for (a lookbehind with an open-ended `\s*` defeats
+ * the ReDoS check), and the identifier is the `id` group, located by the `d` flag.
  */
 const SCANNERS: readonly (readonly [IdentifierKind, RegExp])[] = [
-  ['gstin', /(?<![A-Z0-9])[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][0-9A-Z]Z[0-9A-Z](?![A-Z0-9])/gi],
-  ['pan', /(?<![A-Z0-9])[A-Z]{5}[0-9]{4}[A-Z](?![A-Z0-9])/gi],
-  ['cin', /(?<![A-Z0-9])[LU][0-9]{5}[A-Z]{2}[0-9]{4}[A-Z]{3}[0-9]{6}(?![A-Z0-9])/gi],
-  ['llpin', /(?<=\bLLP\s*(?:IN|IDENTIFICATION\s+NUMBER|ID)\b[\s.:\-–No]{0,8})[A-Z]{3}-[0-9]{4}(?![A-Z0-9])/gi],
+  ['gstin', /(?<![A-Z0-9])(?<id>[0-9]{2}[A-Z]{5}[0-9]{4}[A-Z][0-9A-Z]Z[0-9A-Z])(?![A-Z0-9])/dgi],
+  ['pan', /(?<![A-Z0-9])(?<id>[A-Z]{5}[0-9]{4}[A-Z])(?![A-Z0-9])/dgi],
+  ['cin', /(?<![A-Z0-9])(?<id>[LU][0-9]{5}[A-Z]{2}[0-9]{4}[A-Z]{3}[0-9]{6})(?![A-Z0-9])/dgi],
+  ['llpin', /\bLLP\s*(?:IN|IDENTIFICATION\s+NUMBER|ID)\b[\s.:\-–No]{0,8}(?<id>[A-Z]{3}-[0-9]{4})(?![A-Z0-9])/dgi],
 ];
 
 export function findIdentifiers(text: string): FoundIdentifier[] {
   const found: FoundIdentifier[] = [];
   for (const [kind, pattern] of SCANNERS)
     for (const m of text.matchAll(pattern)) {
-      const check = validateIdentifier(kind, m[0]);
-      if (check.valid) found.push({ kind, value: check.value, start: m.index, end: m.index + m[0].length });
+      const [start, end] = m.indices!.groups!.id!;
+      const check = validateIdentifier(kind, text.slice(start, end));
+      if (check.valid) found.push({ kind, value: check.value, start, end });
     }
   return found.sort((a, b) => a.start - b.start);
 }

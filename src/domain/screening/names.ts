@@ -10,7 +10,7 @@
 import { expandLegalAbbreviations } from '../search/legal-abbreviations.ts';
 import type { EntityType } from './features.ts';
 import { type NameToken, type NameTokens, parseParty } from './party-parse.ts';
-import { damerauLevenshtein, jaroWinkler } from './string-distance.ts';
+import { editsWithin, jaroWinkler } from './string-distance.ts';
 
 /** `shortTypo` is a slip in a word of at most six letters, where one letter often makes another name ("Ramesh", "Rajesh"). */
 export type TokenAgreement = 'exact' | 'phonetic' | 'initial' | 'typo' | 'shortTypo' | 'joined' | 'acronym';
@@ -54,10 +54,14 @@ function agreementOf(q: NameToken, c: NameToken): TokenAgreement | null {
   }
   if (q.key === c.key) return 'phonetic';
   const shorter = Math.min(q.canon.length, c.canon.length);
-  // A slip is one or two edits: words of lengths further apart are different words.
+  // A slip is one edit, or two in a word of seven letters or more: words of lengths further apart are different words.
   if (shorter < 4 || Math.abs(q.canon.length - c.canon.length) > 2) return null;
-  const slips = Math.min(damerauLevenshtein(q.canon, c.canon), damerauLevenshtein(q.key, c.key), damerauLevenshtein(q.written, c.written));
-  const slipped = slips === 1 || (slips === 2 && shorter >= 7) || jaroWinkler(q.key, c.key) >= 0.94;
+  const slips = shorter >= 7 ? 2 : 1;
+  const slipped =
+    editsWithin(q.canon, c.canon, slips) <= slips ||
+    editsWithin(q.key, c.key, slips) <= slips ||
+    editsWithin(q.written, c.written, slips) <= slips ||
+    jaroWinkler(q.key, c.key) >= 0.94;
   if (!slipped) return null;
   return shorter >= 7 ? 'typo' : 'shortTypo';
 }
@@ -175,8 +179,18 @@ export function compareTokens(query: NameTokens, candidate: NameTokens, entityTy
 
 /** The screened name (or one alias) as tokens, one entry per "@" alias inside it. */
 export function parseScreenedName(name: string, entityType: EntityType): readonly NameTokens[] {
-  const text = entityType === 'company' ? expandLegalAbbreviations(name.toUpperCase()) : name;
-  return parseParty(text, entityType).names;
+  return readScreenedName(name, entityType).names;
+}
+
+/**
+ * The screened name (or one alias) as tokens, one entry per "@" alias inside it, and the
+ * relatives written into it ("Ramesh S/o Suresh"). A company's own names are read with its
+ * legal abbreviations written out; the relatives, people, as written.
+ */
+export function readScreenedName(name: string, entityType: EntityType): { names: readonly NameTokens[]; relatives: readonly NameTokens[] } {
+  const asWritten = parseParty(name, entityType);
+  if (entityType !== 'company') return asWritten;
+  return { names: parseParty(expandLegalAbbreviations(name.toUpperCase()), entityType).names, relatives: asWritten.relatives };
 }
 
 /** Convenience for callers with two plain strings: the best similarity over their aliases. */

@@ -70,9 +70,21 @@ const KEY_REWRITES: readonly (readonly [RegExp, string])[] = [
   [/(.)\1+/g, '$1'],
 ];
 
+/**
+ * Keys already worked out: sixteen rewrites a word cost far more than a lookup, and a check
+ * reads the same words again and again (the name in every alias, the candidates' parties).
+ * Emptied when full, so it holds at most KNOWN_KEYS_MAX words.
+ */
+const knownKeys = new Map<string, string>();
+const KNOWN_KEYS_MAX = 8192;
+
 /** "LAKSHMI" and "LAXMI" → "LAKSMI"; "KAMALA" and "KAMLA" → "KAMLA"; "CHOUDHURY" → "CAUDURI". */
 export function phoneticKey(canonical: string): string {
+  const known = knownKeys.get(canonical);
+  if (known !== undefined) return known;
   let key = canonical;
   for (const [pattern, replacement] of KEY_REWRITES) key = key.replace(pattern, replacement);
+  if (knownKeys.size >= KNOWN_KEYS_MAX) knownKeys.clear();
+  knownKeys.set(canonical, key);
   return key;
 }

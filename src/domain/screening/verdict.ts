@@ -9,7 +9,9 @@
  * - `no_matches_found`: nothing shown, and the retrieval was exhaustive (coverage.exhaustive
  *   or coverage.exhaustiveWithinFilters) with no plan clamp, no strategy error, no `since`
  *   filter and no withheld record.
- * - `inconclusive`: nothing shown, and any of those conditions failed. A `since` filter
+ * - `inconclusive`: nothing shown, and any of those conditions failed. A plan clamp forces
+ *   it whether or not the clamped limit cut a candidate: the rule says "any plan clamp", and
+ *   how far the search looked was then set by the plan, not by the caller. A `since` filter
  *   forces it even when it dropped nothing (older litigation was not looked at); a withheld
  *   record forces it because the one thing found cannot be reported.
  * Shown matches are a finding whatever the coverage, so they are reported as found; the
@@ -34,16 +36,15 @@ export interface VerdictInput {
   sinceApplied: boolean;
   someRecordsWithheld: boolean;
   /** A retrieval strategy (a name's search) failed. */
-  strategyErrors?: boolean;
-  /** The plan clamped the candidate limit. */
-  clamped?: boolean;
+  strategyErrors: boolean;
+  /** The tier's maxPageSize reduced the requested or default limit, whether or not that cut a candidate. */
+  clamped: boolean;
 }
 
 export function screeningVerdict(input: VerdictInput): Verdict {
   if (input.bands.includes('confirmed')) return 'match_found';
   if (input.bands.length > 0) return 'possible_match';
-  const retrievedEverything =
-    (input.exhaustive || input.exhaustiveWithinFilters) && input.strategyErrors !== true && input.clamped !== true;
+  const retrievedEverything = (input.exhaustive || input.exhaustiveWithinFilters) && !input.strategyErrors && !input.clamped;
   return retrievedEverything && !input.sinceApplied && !input.someRecordsWithheld ? 'no_matches_found' : 'inconclusive';
 }
 

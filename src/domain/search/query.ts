@@ -4,7 +4,8 @@
  * are indexed), the case numbers it may contain in any printed form ("Civil Appeal No.
  * 1918 of 2015 land", "bail in CA 1918/2015") as normalised keys, and a CNR. Where a case
  * number's type starts is not knowable from the text alone, so every plausible start is
- * offered as a candidate key; an index matches whichever is stored. Pure, no IO.
+ * offered as a candidate key; an index matches whichever is stored. Every pattern runs in
+ * linear time on any query (see case-number.ts for how). Pure, no IO.
  */
 import { normaliseCaseNumber, normaliseCnr } from '../case/case-number.ts';
 import { dropNameNoise } from './party-name.ts';
@@ -24,7 +25,7 @@ export interface AnalysedQuery {
 
 /** `1918/2015`, `1918 of 2015`, `1156-1157 of 2001`, `-001918-001918 - 2015` (SC API). */
 const NUMBER_AND_YEAR = /(?<!\d)(\d{1,7})(?:\s*(?:-|–|\bTO\b)\s*(\d{1,7}))?\s*(?:\/|\bOF\b|\s-\s|-)\s*((?:18|19|20)\d{2})(?!\d)/g;
-const CNR_IN_TEXT = /(?<![A-Z0-9])[A-Z]{4}\s*-?\s*\d{2}\s*-?\s*\d{6}\s*-?\s*\d{4}(?![A-Z0-9])/;
+const CNR_IN_TEXT = /(?<![A-Z0-9])[A-Z]{4}\s*(?:-\s*)?\d{2}\s*(?:-\s*)?\d{6}\s*(?:-\s*)?\d{4}(?![A-Z0-9])/;
 /** "Petition for Special Leave to Appeal (C) No." is the longest type phrase in use. */
 const MAX_TYPE_TOKENS = 8;
 
@@ -41,10 +42,13 @@ function caseNumberCandidates(text: string): { keys: string[]; numberAndYear: st
     const key = normaliseCaseNumber(`${before.slice(-k).join(' ')} ${match[0]}`);
     if (key !== numberPart) keys.add(key);
   }
-  // A type glued to the number ("CA1918/2015", "WP(C)/5678/2019" split at the slash).
-  const glued = /[A-Z().]+\/?$/.exec(text.slice(0, match.index));
+  // A type glued to the number ("CA1918/2015", "WP(C)/5678/2019" split at the slash); the
+  // run is tried from its first character only, so a long run is not rescanned from each.
+  const glued = /(?<![A-Z().])[A-Z().]+\/?$/.exec(text.slice(0, match.index));
   if (glued) keys.add(normaliseCaseNumber(`${glued[0]} ${match[0]}`));
   keys.delete(numberPart);
+  // A candidate too long to be a case number has no key.
+  keys.delete('');
   return { keys: [...keys], numberAndYear: numberPart };
 }
 

@@ -6,9 +6,13 @@
  */
 
 const CNR = /^([A-Z]{4}\d{2})-?(\d{6})-?(\d{4})$/;
+/** The grouped form's length: anything longer is no CNR, and is refused before it is upper-cased or matched. */
+const MAX_CNR_LENGTH = 18;
 
 /** The compact upper-case CNR, or null when `raw` is not one in either printed form. */
 export function normaliseCnr(raw: string): string | null {
-  const m = CNR.exec(raw.trim().toUpperCase());
+  const text = raw.trim();
+  if (text.length > MAX_CNR_LENGTH) return null;
+  const m = CNR.exec(text.toUpperCase());
   return m ? `${m[1] ?? ''}${m[2] ?? ''}${m[3] ?? ''}` : null;
 }

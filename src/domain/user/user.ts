@@ -43,7 +43,8 @@ export type UserError =
 
 export const initialUser: UserState = { status: 'none' };
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** A dot after the domain's first character: the domain's first dot from there decides, so nothing rescans. */
+const EMAIL = /^[^\s@]+@[^\s@][^\s@.]*\.[^\s@]+$/;
 
 export function decideUser(command: UserCommand, state: UserState): Decision<UserEvent, UserError> {
   switch (command.type) {

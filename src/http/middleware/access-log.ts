@@ -15,6 +15,7 @@ export function accessLog(logger: Logger): MiddlewareHandler<AppEnv> {
     logger.info(
       {
         requestId: c.get('requestId'),
+        clientRequestId: c.get('clientRequestId'),
         method: c.req.method,
         route: routePath(c, -1),
         status: c.res.status,

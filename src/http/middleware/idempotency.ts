@@ -3,7 +3,9 @@
  * header's format is checked before the body is read (`checkIdempotencyKeyFormat`, placed
  * ahead of the body middleware); after authentication, `idempotent` replays a stored
  * success verbatim (Idempotency-Replayed: true, handler not run, nothing charged), refuses
- * a reused key or one in flight with 409, and never stores an error.
+ * a reused key or one in flight with 409, and never stores an error, nor an answer marked
+ * Cache-Control: no-store (an error in the body under 200, or a degraded search page that
+ * was not charged): a retry with the same key runs again.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { IdempotencyService } from '../../application/idempotency/idempotency-service.ts';
@@ -63,7 +65,7 @@ export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEn
       await service.abandon(keyId, key, requestId);
       throw error;
     }
-    if (c.res.status >= 400) {
+    if (c.res.status >= 400 || /\bno-store\b/i.test(c.res.headers.get('cache-control') ?? '')) {
       await service.abandon(keyId, key, requestId);
       return;
     }

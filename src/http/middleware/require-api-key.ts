@@ -3,10 +3,21 @@
  * key/organisation/account standing, plan entitlement, then the IP allowlist, the
  * distinct-keys-per-address cap and the per-key rate limit. Every answer of a keyed route
  * carries the remaining allowance in RateLimit-* headers.
+ *
+ * Existence is where keys are guessed, so failed lookups (unknown key, bad checksum) are
+ * counted per client address. Past its allowance an address gets 429 RATE_LIMITED, before
+ * any lookup, for every key this instance has not seen exist; keys it has seen still pass
+ * (answered from the cache, or looked up again after an invalidation). So one guessing
+ * script behind an office's NAT does not lock its colleagues out of their keys (only a key
+ * never used here before waits for the window to end), while a guess gains nothing: to get
+ * through it would have to be a live key, 32 random base62 characters. Revoked, expired and
+ * standing refusals are not counted: they come from real keys (a stale deploy, not a
+ * guesser), and repeating one costs no lookup.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import type { AllowlistCache } from '../../application/access/allowlist-cache.ts';
 import type { AuthRefusal, KeyAuthenticator, Principal } from '../../application/access/key-authenticator.ts';
+import type { FailedAttemptThrottle } from '../../application/access/failed-attempt-throttle.ts';
 import type { AuditRecorder } from '../../application/audit/audit-recorder.ts';
 import { routePath } from 'hono/route';
 import type { Clock } from '../../ports/clock.ts';
@@ -15,12 +26,15 @@ import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.ts
 import { ApiError } from '../api-error.ts';
 import type { ErrorCode } from '../error-codes.ts';
 import type { AppEnv } from '../env.ts';
+import { tooManyFailedAttempts } from '../failed-attempts.ts';
 
 export interface ApiKeyGateDeps {
   readonly authenticator: KeyAuthenticator;
   readonly allowlists: AllowlistCache;
   readonly limiter: RateLimiter;
   readonly distinctKeys: DistinctCounter;
+  /** Failed key lookups per client address (FAILED_KEY_ATTEMPTS_PER_MINUTE). */
+  readonly keyFailures: FailedAttemptThrottle;
   readonly clientAddress: (c: Context<AppEnv>) => string;
   readonly clock: Clock;
   /** A shared store that is down must not take the API down with it: limits fail open. */
@@ -29,7 +43,9 @@ export interface ApiKeyGateDeps {
   readonly audit: { readonly recorder: AuditRecorder; readonly basePath: string; readonly onFailure: (error: unknown) => void };
 }
 
-const REFUSALS: Record<Exclude<AuthRefusal, 'PlanNotEntitled' | 'ApiAccessNotProvisioned'>, [ErrorCode, string?]> = {
+type GateRefusal = Exclude<AuthRefusal, 'LookupWithheld'>;
+
+const REFUSALS: Record<Exclude<GateRefusal, 'PlanNotEntitled' | 'ApiAccessNotProvisioned'>, [ErrorCode, string?]> = {
   InvalidFormat: ['API_KEY_INVALID_FORMAT'],
   UnknownKey: ['API_KEY_INVALID'],
   StandingUnavailable: ['ACCOUNT_STANDING_UNAVAILABLE'],
@@ -42,7 +58,7 @@ const REFUSALS: Record<Exclude<AuthRefusal, 'PlanNotEntitled' | 'ApiAccessNotPro
   TrialAccount: ['API_NOT_AVAILABLE_ON_TRIAL'],
 };
 
-function refusalError(refusal: AuthRefusal): ApiError {
+function refusalError(refusal: GateRefusal): ApiError {
   switch (refusal) {
     case 'PlanNotEntitled':
       return new ApiError('API_ENTERPRISE_ONLY', { extra: { callsToday: 0, maxAllowed: 0 } });
@@ -64,7 +80,8 @@ function presentedKey(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('X-API-Key');
   if (header !== undefined) return header.trim();
   const authorization = c.req.header('Authorization');
-  const match = authorization ? /^Bearer\s+(.+)$/i.exec(authorization) : null;
+  // One space, then the rest: the key is trimmed anyway, and `\s+(.+)` would trade spaces.
+  const match = authorization ? /^Bearer\s(.+)$/i.exec(authorization) : null;
   return match?.[1]?.trim();
 }
 
@@ -124,10 +141,15 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const presented = presentedKey(c);
     if (!presented) throw new ApiError('API_KEY_MISSING');
-    const outcome = await deps.authenticator.authenticate(presented);
-    if (!outcome.ok) throw refusalError(outcome.refusal);
-    const { principal } = outcome;
     const address = deps.clientAddress(c);
+    const blocked = deps.keyFailures.blocked(address);
+    const outcome = await deps.authenticator.authenticate(presented, { knownKeysOnly: blocked !== undefined });
+    if (!outcome.ok) {
+      if (outcome.refusal === 'LookupWithheld') throw tooManyFailedAttempts(blocked!, 'API key');
+      if (outcome.refusal === 'UnknownKey') await deps.keyFailures.recordFailure(address);
+      throw refusalError(outcome.refusal);
+    }
+    const { principal } = outcome;
     try {
       await admitted(c, next, principal, address);
     } catch (error) {

@@ -2,7 +2,8 @@
  * The operator admin API under /admin on the host root, outside the public base path and
  * its OpenAPI document. It exists only when an admin token is configured: without one
  * nothing is registered and every /admin path is an unknown route (404). With one, every
- * /admin request must carry it as a bearer token, checked before any route runs.
+ * /admin request must carry it as a bearer token, checked before any route runs; wrong
+ * tokens are throttled per client address (require-admin-token.ts).
  */
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
 import type { CaseRestrictionService } from '../../../application/cases/case-restriction-service.ts';
@@ -17,11 +18,13 @@ import { registerPostUserKey } from './post-user-key.ts';
 import { registerPostUser } from './post-user.ts';
 import { registerPutOrganizationAllowlist } from './put-organization-allowlist.ts';
 import { registerPutUserStanding } from './put-user-standing.ts';
-import { requireAdminToken } from './require-admin-token.ts';
+import { requireAdminToken, type AdminTokenAttempts } from './require-admin-token.ts';
 
 export interface AdminDeps {
   /** ADMIN_TOKEN; undefined turns the admin API off. */
   readonly adminToken: string | undefined;
+  /** Shared with the ops codec routes, which take the same token. */
+  readonly attempts: AdminTokenAttempts;
   readonly accounts: AccountsService;
   readonly cases: CaseRestrictionService;
   readonly credits: CreditsService;
@@ -33,7 +36,7 @@ export function registerAdminRoutes(app: App, deps: AdminDeps): void {
   if (deps.adminToken === undefined) return;
   app.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' });
   // Hono's '/admin/*' also matches '/admin' itself.
-  app.use('/admin/*', requireAdminToken(deps.adminToken));
+  app.use('/admin/*', requireAdminToken(deps.adminToken, deps.attempts));
 
   registerPostOrganization(app, deps.accounts);
   registerPostOrganizationDeactivate(app, deps.accounts);

@@ -8,7 +8,7 @@ import type { CaseRestrictionService } from '../../../application/cases/case-res
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, CaseParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, CaseParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const Restricted = envelope(z.object({ caseId: z.string(), restricted: z.literal(true) })).openapi('AdminCaseRestricted');
@@ -22,7 +22,7 @@ const route = createRoute({
   request: { params: CaseParams },
   responses: {
     200: { description: 'Restricted (or already was).', content: { 'application/json': { schema: Restricted } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'CASE_NOT_FOUND', 'VALIDATION_ERROR'),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'CASE_NOT_FOUND', 'VALIDATION_ERROR'),
   },
 });
 

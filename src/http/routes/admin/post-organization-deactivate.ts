@@ -8,7 +8,7 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, OrganizationParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, OrganizationParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const Deactivated = envelope(z.object({ organizationId: z.string(), status: z.literal('deactivated') })).openapi(
@@ -24,7 +24,7 @@ const route = createRoute({
   request: { params: OrganizationParams },
   responses: {
     200: { description: 'Deactivated (or already was).', content: { 'application/json': { schema: Deactivated } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'ORGANIZATION_NOT_FOUND', 'VALIDATION_ERROR'),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'ORGANIZATION_NOT_FOUND', 'VALIDATION_ERROR'),
   },
 });
 

@@ -7,7 +7,7 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, Allowlist } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, Allowlist } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const Body = z
@@ -32,7 +32,7 @@ const route = createRoute({
   request: { body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
     201: { description: 'Created.', content: { 'application/json': { schema: Created } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, ...BODY_ERRORS),
   },
 });
 

@@ -10,7 +10,7 @@ import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { ADMIN_SECURITY, UserParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, UserParams } from './schemas.ts';
 
 const Body = z
   .object({
@@ -46,7 +46,7 @@ const route = createRoute({
   request: { params: UserParams, body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
     201: { description: 'Granted.', content: { 'application/json': { schema: Granted } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'USER_NOT_FOUND', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'USER_NOT_FOUND', ...BODY_ERRORS),
   },
 });
 

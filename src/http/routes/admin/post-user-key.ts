@@ -8,7 +8,7 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, UserParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, UserParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const DEFAULT_KEY_NAME = 'Default';
@@ -43,7 +43,7 @@ const route = createRoute({
   request: { params: UserParams, body: { content: { 'application/json': { schema: Body } }, required: false } },
   responses: {
     201: { description: 'Issued.', content: { 'application/json': { schema: Issued } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'USER_NOT_FOUND', 'EMAIL_NOT_VERIFIED', 'API_KEY_LIMIT_REACHED', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'USER_NOT_FOUND', 'EMAIL_NOT_VERIFIED', 'API_KEY_LIMIT_REACHED', ...BODY_ERRORS),
   },
 });
 

@@ -10,7 +10,7 @@ import { TIERS } from '../../../domain/access/tiers.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, LimitOverridesSchema } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, LimitOverridesSchema } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const Body = z
@@ -47,7 +47,7 @@ const route = createRoute({
   request: { body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
     201: { description: 'Created.', content: { 'application/json': { schema: Created } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'ORGANIZATION_NOT_FOUND', 'ORGANIZATION_DEACTIVATED', 'EMAIL_TAKEN', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'ORGANIZATION_NOT_FOUND', 'ORGANIZATION_DEACTIVATED', 'EMAIL_TAKEN', ...BODY_ERRORS),
   },
 });
 

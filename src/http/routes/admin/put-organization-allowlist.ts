@@ -9,7 +9,7 @@ import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, Allowlist, OrganizationParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, Allowlist, OrganizationParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 export interface AllowlistRouteDeps {
@@ -38,7 +38,7 @@ const route = createRoute({
   request: { params: OrganizationParams, body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
     200: { description: 'The allowlist now in force.', content: { 'application/json': { schema: AllowlistSet } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'ORGANIZATION_NOT_FOUND', 'ORGANIZATION_DEACTIVATED', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'ORGANIZATION_NOT_FOUND', 'ORGANIZATION_DEACTIVATED', ...BODY_ERRORS),
   },
 });
 

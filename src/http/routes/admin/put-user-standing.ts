@@ -8,7 +8,7 @@ import type { AccountsService } from '../../../application/accounts/accounts-ser
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { ADMIN_SECURITY, UserParams } from './schemas.ts';
+import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, UserParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const STANDINGS = ['active', 'suspended', 'billing_inactive'] as const;
@@ -29,7 +29,7 @@ const route = createRoute({
   request: { params: UserParams, body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
     200: { description: 'The standing now in force.', content: { 'application/json': { schema: StandingSet } } },
-    ...errorResponses('ADMIN_UNAUTHORIZED', 'USER_NOT_FOUND', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'USER_NOT_FOUND', ...BODY_ERRORS),
   },
 });
 

@@ -3,8 +3,12 @@
  * OpenAPI security requirement. Each route file keeps its own request and response bodies.
  */
 import { z } from '@hono/zod-openapi';
+import type { ErrorCode } from '../../error-codes.ts';
 
 export const ADMIN_SECURITY = [{ AdminToken: [] }];
+
+/** What the bearer gate answers on every admin route: a wrong token, or too many wrong ones from the address. */
+export const ADMIN_GATE_ERRORS: readonly ErrorCode[] = ['ADMIN_UNAUTHORIZED', 'RATE_LIMITED'];
 
 export const OrganizationParams = z.object({
   organizationId: z

@@ -7,7 +7,7 @@ import { z } from '@hono/zod-openapi';
 import type { AnalysisRequests, NotAdmitted, StoredAnalysis } from '../../../application/analysis/analysis-requests.ts';
 import type { AdmitRefusal } from '../../../application/analysis/analysis-runs.ts';
 import type { CaseReader, CaseView } from '../../../application/cases/case-reader.ts';
-import { ApiError } from '../../api-error.ts';
+import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
 import { CaseAnalysisSchema } from './analysis-schemas.ts';
 
 export interface AnalysisRouteDeps {
@@ -68,9 +68,7 @@ export function analysisRefusal(
         extra: { hint: NO_SOURCE_HINT[refusal.courtLevel] ?? NO_SOURCE_HINT.high },
       });
     case 'WorkflowsUnavailable':
-      return new ApiError('UPSTREAM_UNAVAILABLE', {
-        message: 'The analysis workflow engine is unavailable; nothing was charged. Retry later.',
-      });
+      return workflowEngineUnavailable('analysis run');
     case 'RemoteFetchNotAllowed':
       return new ApiError('REMOTE_FETCH_NOT_ALLOWED', {
         message: `The document's host ${refusal.host} is not on the remote-fetch allowlist; nothing was charged.`,

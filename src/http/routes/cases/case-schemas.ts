@@ -5,7 +5,7 @@
  * watermarked per account; identifiers, names and dates never are.
  */
 import { z } from '@hono/zod-openapi';
-import type { CaseView } from '../../../application/cases/case-reader.ts';
+import type { CaseListing } from '../../../application/cases/case-reader.ts';
 
 const Party = z.object({ name: z.string(), advocates: z.array(z.string()) });
 
@@ -46,7 +46,7 @@ export const CaseSchema = z
   .openapi('Case');
 
 /** No analysis is stored until the analysis workflows land; the flag reads the store when they do. */
-export function caseFieldsOf(view: CaseView): z.infer<z.ZodObject<typeof caseFields>> {
+export function caseFieldsOf(view: CaseListing): z.infer<z.ZodObject<typeof caseFields>> {
   return {
     caseId: view.caseId,
     caseNumber: view.caseNumber,

@@ -22,7 +22,7 @@ import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { CaseIdParam, lookupCase } from './get-case.ts';
+import { CaseIdParam, lookupCase, quotaRefusal } from './get-case.ts';
 
 export interface CasePdfDeps {
   readonly cases: CaseReader;
@@ -98,7 +98,7 @@ export function registerGetCasePdf(app: App, auth: MiddlewareHandler<AppEnv>, de
     try {
       const url = await charged(c, deps.charging, 'pdfLink', async () => {
         const quota = await deps.quotas.admitPdfLink(billingAccountOf(principal), c.get('requestId'), principal.limits.pdfLinksPerMonth);
-        if (!quota.admitted) throw new ApiError('PDF_LIMIT_REACHED', { headers: { 'Retry-After': String(quota.retryAfterSeconds) } });
+        if (!quota.admitted) throw quotaRefusal(quota, 'PDF_LIMIT_REACHED', 'monthly PDF allowance');
         undoQuota = quota.undo;
         return deps.documents.signedUrl(key, DOCUMENT_LINK_TTL_SECONDS);
       });

@@ -8,7 +8,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { CaseReader, CaseView, SiblingDocument } from '../../../application/cases/case-reader.ts';
-import type { ReadQuotas } from '../../../application/cases/read-quotas.ts';
+import type { QuotaDecision, ReadQuotas } from '../../../application/cases/read-quotas.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
@@ -45,6 +45,22 @@ export async function lookupCase(cases: CaseReader, id: string): Promise<{ found
   const lookup = await cases.lookup(id);
   if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
   return lookup;
+}
+
+/**
+ * A read quota's refusal: its cap's 429 with Retry-After, or, when the quota store could not
+ * answer, the fail-closed 503 (nothing is charged: the quota is admitted before the charge).
+ */
+export function quotaRefusal(
+  decision: Extract<QuotaDecision, { admitted: false }>,
+  capCode: 'DISTINCT_CASES_LIMIT_REACHED' | 'PDF_LIMIT_REACHED',
+  allowance: string,
+): ApiError {
+  if (decision.refusal === 'CapReached') return new ApiError(capCode, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
+  return new ApiError('ACCOUNT_STANDING_UNAVAILABLE', {
+    message: `The ${allowance} could not be checked, so the call is refused (fails closed); nothing was charged. Retry shortly.`,
+    cause: decision.cause,
+  });
 }
 
 const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });
@@ -93,8 +109,7 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
     try {
       await charged(c, deps.charging, 'caseDetail', async () => {
         const quota = await deps.quotas.admitCaseDetail(account, found.caseId, principal.limits.distinctCaseDetailsPerDay);
-        if (!quota.admitted)
-          throw new ApiError('DISTINCT_CASES_LIMIT_REACHED', { headers: { 'Retry-After': String(quota.retryAfterSeconds) } });
+        if (!quota.admitted) throw quotaRefusal(quota, 'DISTINCT_CASES_LIMIT_REACHED', 'daily distinct-case allowance');
         undoQuota = quota.undo;
       });
     } catch (error) {

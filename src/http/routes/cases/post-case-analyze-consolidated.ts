@@ -68,6 +68,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>,
         'IDEMPOTENCY_KEY_INVALID',
         'IDEMPOTENCY_KEY_REUSED',
         'IDEMPOTENCY_IN_PROGRESS',
+        'WORKFLOW_ENGINE_UNAVAILABLE',
       ),
     },
   });

@@ -106,6 +106,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
         'IDEMPOTENCY_KEY_INVALID',
         'IDEMPOTENCY_KEY_REUSED',
         'IDEMPOTENCY_IN_PROGRESS',
+        'WORKFLOW_ENGINE_UNAVAILABLE',
       ),
     },
   });

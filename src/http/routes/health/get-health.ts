@@ -1,6 +1,10 @@
 /**
  * GET /health: the plain form answers as soon as the process is up and touches nothing;
- * ?deep=1 probes the five dependencies (1 s each) and answers 503 when a hard one fails.
+ * ?deep=1 probes the spec's five dependencies plus the workflow engine, its workers and
+ * the analytics store (1 s each) and answers 503 when a hard one fails. Hard: the document
+ * database and the search index (the spec's). Soft, reported with status degraded: the
+ * vector index, cache and identity service (the spec's), and our three, since search and
+ * reads go on without them and what needs them refuses with nothing charged.
  * Flat body, no envelope, no key, no account rate limit.
  */
 import { createRoute, z } from '@hono/zod-openapi';
@@ -39,6 +43,15 @@ const DeepSchema = z
       vectorIndex: CheckSchema,
       cache: CheckSchema,
       identityService: CheckSchema,
+      workflowEngine: CheckSchema.optional().openapi({
+        description: 'Soft. The workflow engine (Temporal) that runs analyses and live fetches; while it is down they answer 503 WORKFLOW_ENGINE_UNAVAILABLE and charge nothing.',
+      }),
+      workers: CheckSchema.optional().openapi({
+        description: 'Soft. Whether a worker polled each workflow task queue in the last 90 seconds; without one, admitted work waits (and is refunded if it outlives its bound).',
+      }),
+      analyticsStore: CheckSchema.optional().openapi({
+        description: 'Soft. The analytics store (ClickHouse) behind GET /usage and GET /audit; audit events wait in the database while it is down.',
+      }),
     }),
   })
   .openapi('HealthDeep');
@@ -55,7 +68,8 @@ const route = createRoute({
   },
   responses: {
     200: {
-      description: 'Up (plain form) or every hard dependency answered (deep form).',
+      description:
+        'Up (plain form) or every hard dependency answered (deep form; status degraded when a soft one failed). Hard: documentDatabase, searchIndex. Soft: every other check.',
       content: { 'application/json': { schema: z.union([PlainSchema, DeepSchema]) } },
     },
     503: {

@@ -8,6 +8,9 @@
  * and scoped to the codec path: the Web UI on localhost:8233 is the same site as the API on
  * localhost:3000 (ports do not count), a page on another site never sends it. A form post
  * is accepted only from this service's own origin, so another page cannot plant a session.
+ * A token pasted into the form is throttled per client address like the bearer token: one
+ * count of wrong admin tokens covers both. A live session still passes from a throttled
+ * address: it proves the token was given before, as a cached key does.
  * Web Crypto only, so it runs unchanged under Node and Deno.
  */
 import { createRoute, z } from '@hono/zod-openapi';
@@ -18,7 +21,8 @@ import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { requireAdminToken } from '../admin/require-admin-token.ts';
+import { checkAdminToken, requireAdminToken, type AdminTokenAttempts } from '../admin/require-admin-token.ts';
+import { ADMIN_GATE_ERRORS } from '../admin/schemas.ts';
 
 export const CODEC_SESSION_COOKIE = 'temporal_codec_session';
 export const CODEC_SESSION_SECONDS = 8 * 60 * 60;
@@ -29,7 +33,7 @@ function base64Url(bytes: ArrayBuffer): string {
   return btoa(String.fromCharCode(...new Uint8Array(bytes)))
     .replace(/\+/g, '-')
     .replace(/\//g, '_')
-    .replace(/=+$/, '');
+    .replace(/(?<!=)=+$/, '');
 }
 
 /** Compares in time independent of where the strings first differ. */
@@ -82,8 +86,8 @@ export function codecSessionSigner(adminToken: string, clock: Clock): CodecSessi
 }
 
 /** The codec routes' gate: a live session cookie, or else the admin bearer token. */
-export function codecAccess(adminToken: string, signer: CodecSessionSigner): MiddlewareHandler<AppEnv> {
-  const bearer = requireAdminToken(adminToken);
+export function codecAccess(adminToken: string, signer: CodecSessionSigner, attempts: AdminTokenAttempts): MiddlewareHandler<AppEnv> {
+  const bearer = requireAdminToken(adminToken, attempts);
   return async (c, next) => {
     if (await signer.isValid(getCookie(c, CODEC_SESSION_COOKIE))) return next();
     return bearer(c, next);
@@ -110,6 +114,7 @@ export interface CodecSessionDeps {
   readonly basePath: string;
   readonly adminToken: string;
   readonly signer: CodecSessionSigner;
+  readonly attempts: AdminTokenAttempts;
   /** Behind a trusted proxy, X-Forwarded-Proto says whether the client used HTTPS (Secure cookie). */
   readonly trustProxy: boolean;
 }
@@ -154,7 +159,7 @@ function routes(path: string) {
           'text/html': { schema: z.string() },
         },
       },
-      ...errorResponses('ADMIN_UNAUTHORIZED', 'CSRF_TOKEN_INVALID', ...BODY_ERRORS),
+      ...errorResponses(...ADMIN_GATE_ERRORS, 'CSRF_TOKEN_INVALID', ...BODY_ERRORS),
     },
   });
   const close = createRoute({
@@ -193,7 +198,7 @@ export function registerCodecSession(root: App, deps: CodecSessionDeps): void {
     ({ httpOnly: true, sameSite: 'Strict', path: deps.basePath, secure: isHttps(c, deps.trustProxy) }) as const;
 
   // A form carries its token in the body; anything else must carry the bearer token.
-  const bearer = requireAdminToken(deps.adminToken);
+  const bearer = requireAdminToken(deps.adminToken, deps.attempts);
   root.post(open.path, async (c, next) => (isForm(c) ? next() : bearer(c, next)));
   root.openapi(open, async (c) => {
     const { token } = c.req.valid('form');
@@ -202,7 +207,7 @@ export function registerCodecSession(root: App, deps: CodecSessionDeps): void {
       if (!postedFromHere(c)) {
         throw new ApiError('CSRF_TOKEN_INVALID', { message: 'The login form must be posted from this service’s own origin.' });
       }
-      if (token === undefined || !(await deps.signer.isAdminToken(token))) {
+      if (!(await checkAdminToken(deps.attempts, c, token, (pasted) => deps.signer.isAdminToken(pasted)))) {
         throw new ApiError('ADMIN_UNAUTHORIZED', { message: 'That is not the admin token.' });
       }
     }

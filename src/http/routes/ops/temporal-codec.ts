@@ -5,10 +5,11 @@
  * personal data the payload codec keeps from Temporal, so the routes exist only when an
  * admin token is configured and every call must carry it as a bearer token, as on the
  * admin API (the CLI), or the ops session cookie the Web UI can send instead
- * (temporal-codec-session.ts). CORS admits the configured Web UI origins only, with
- * credentials, so the UI may send that cookie. Clients send X-Namespace;
- * one keyring serves every namespace, so it is allowed but not read. A payload that
- * cannot be opened (unknown key id, altered ciphertext) is a 400, as the protocol asks.
+ * (temporal-codec-session.ts); wrong tokens are throttled per client address as on the
+ * admin API. CORS admits the configured Web UI origins only, with credentials, so the UI may
+ * send that cookie. Clients send X-Namespace; one keyring serves every namespace, so it is
+ * allowed but not read. A payload that cannot be opened (unknown key id, altered
+ * ciphertext) is a 400, as the protocol asks.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Payload, PayloadCodec } from '@temporalio/common';
@@ -18,6 +19,8 @@ import { systemClock, type Clock } from '../../../ports/clock.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import type { AdminTokenAttempts } from '../admin/require-admin-token.ts';
+import { ADMIN_GATE_ERRORS } from '../admin/schemas.ts';
 import { CODEC_SESSION_COOKIE, codecAccess, codecSessionSigner, registerCodecSession } from './temporal-codec-session.ts';
 
 export const TEMPORAL_CODEC_PATH = '/ops/temporal-codec';
@@ -25,6 +28,8 @@ export const TEMPORAL_CODEC_PATH = '/ops/temporal-codec';
 export interface TemporalCodecDeps {
   /** ADMIN_TOKEN; undefined leaves the codec endpoint unregistered (404). */
   readonly adminToken: string | undefined;
+  /** Where wrong tokens are counted: the admin API's throttle, so both share one count per address. */
+  readonly attempts: AdminTokenAttempts;
   readonly codec: PayloadCodec;
   /** Origins of the Temporal Web UI allowed to call from a browser (TEMPORAL_UI_ORIGIN). */
   readonly uiOrigins: readonly string[];
@@ -70,7 +75,7 @@ function codecRoute(operation: 'encode' | 'decode') {
     },
     responses: {
       200: { description: `The payloads, ${operation}d, in the same order.`, content: { 'application/json': { schema: Payloads } } },
-      ...errorResponses('ADMIN_UNAUTHORIZED', ...BODY_ERRORS),
+      ...errorResponses(...ADMIN_GATE_ERRORS, ...BODY_ERRORS),
     },
   });
 }
@@ -119,7 +124,7 @@ export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void 
     description: `Set by POST ${TEMPORAL_CODEC_PATH}/session (open ${TEMPORAL_CODEC_PATH}/login in a browser).`,
   });
   const signer = codecSessionSigner(deps.adminToken, deps.clock ?? systemClock);
-  const access = codecAccess(deps.adminToken, signer);
+  const access = codecAccess(deps.adminToken, signer, deps.attempts);
   // Credentials, so the Web UI may send the session cookie; origins are listed, never '*'.
   const uiCors = cors({
     origin: [...deps.uiOrigins],
@@ -135,5 +140,11 @@ export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void 
     root.use(path, access);
     root.openapi(codecRoute(operation), async (c) => c.json(await convert(deps.codec, operation, c.req.valid('json').payloads), 200));
   }
-  registerCodecSession(root, { basePath: TEMPORAL_CODEC_PATH, adminToken: deps.adminToken, signer, trustProxy: deps.trustProxy ?? false });
+  registerCodecSession(root, {
+    basePath: TEMPORAL_CODEC_PATH,
+    adminToken: deps.adminToken,
+    signer,
+    attempts: deps.attempts,
+    trustProxy: deps.trustProxy ?? false,
+  });
 }

@@ -107,7 +107,9 @@ export const screeningFields = {
     .min(1)
     .max(MAX_LIMIT)
     .optional()
-    .openapi({ description: `Candidates considered: default ${DEFAULT_LIMIT}, maximum ${MAX_LIMIT}, clamped to the tier's page size.` }),
+    .openapi({
+      description: `Candidates considered: default ${DEFAULT_LIMIT}, maximum ${MAX_LIMIT}, clamped to the tier's page size. A clamp (the requested or default limit above the page size) makes an empty report inconclusive (rule 6).`,
+    }),
   displayThreshold: z
     .number()
     .min(0)
@@ -241,7 +243,7 @@ export const ScreeningReportSchema = z
     summary: z.object({
       verdict: z.enum(VERDICTS).openapi({
         description:
-          'match_found: a shown match is confirmed. possible_match: matches are shown, none confirmed. no_matches_found: nothing shown and the retrieval was exhaustive (no search error, no clamp that cut candidates, no since filter, no withheld record): a genuine no match. inconclusive: nothing shown, and one of those does not hold.',
+          'match_found: a shown match is confirmed. possible_match: matches are shown, none confirmed. no_matches_found: nothing shown and the retrieval was exhaustive (no search error, no plan clamp of the limit, no since filter, no withheld record): a genuine no match. inconclusive: nothing shown, and one of those does not hold.',
       }),
       matchCount: z.number().int(),
       bestBand: z.enum(BANDS as [string, ...string[]]).nullable(),
@@ -255,16 +257,20 @@ export const ScreeningReportSchema = z
     }),
     matches: z.array(ScreeningMatchSchema).openapi({ description: 'Strongest first; withheld cases never appear.' }),
     coverage: z.object({
-      exhaustive: z
-        .boolean()
-        .openapi({ description: 'Every case matching a screened name anywhere in the corpus was considered (no filter, nothing cut).' }),
-      exhaustiveWithinFilters: z
-        .boolean()
-        .openapi({ description: 'Every case matching a screened name under the court and since filters was considered.' }),
+      exhaustive: z.boolean().openapi({
+        description:
+          'Every case matching a screened name anywhere in the corpus was considered (no filter, no search error, no plan clamp of the limit, nothing cut).',
+      }),
+      exhaustiveWithinFilters: z.boolean().openapi({
+        description:
+          'Every case matching a screened name under the court and since filters was considered (no search error, no plan clamp of the limit, nothing cut).',
+      }),
       someRecordsWithheld: z.boolean().openapi({ description: 'A case withheld under the removal policy matched and was left out.' }),
       candidatesConsidered: z.number().int(),
       limit: z.number().int().openapi({ description: 'The limit applied, after the tier clamp.' }),
-      limitClamped: z.boolean(),
+      limitClamped: z.boolean().openapi({
+        description: "The tier's page size reduced the requested or default limit; the run is then not exhaustive (rule 6).",
+      }),
       namesSearched: z.number().int(),
       namesFailed: z
         .number()

@@ -9,7 +9,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
-import { describePrice, worstCase } from '../../../domain/credits/prices.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
@@ -41,7 +41,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
     path: '/party/screen',
     tags: ['Litigation check'],
     summary: 'Screen one person or company against the court records',
-    description: `Price: ${describePrice('partyScreen')} The worst case (${worstCase({ endpoint: 'partyScreen', adjudicate: false })}, or ${worstCase({ endpoint: 'partyScreen', adjudicate: true })} with adjudicate) is reserved first; nothing is charged on any error. A genuine no match is the verdict no_matches_found (an exhaustive retrieval with no since filter and no withheld record); an inconclusive no match costs nothing. Limits: the tier's screening requests per minute, distinct screened names per minute and per day (names already screened today are free), litigation checks per month (Free 10).`,
+    description: `Price: ${describePrice('partyScreen')} That reservation is the worst case, match plus adjudication surcharge, held with or without adjudicate: a balance below it is a 402; the call settles at the price it earned and releases the rest; nothing is charged on any error. A genuine no match is the verdict no_matches_found (an exhaustive retrieval: no search error, no plan clamp of the limit, no since filter and no withheld record); an inconclusive no match costs nothing. Limits: the tier's screening requests per minute, distinct screened names per minute and per day (names already screened today are free), litigation checks per month (Free 10).`,
     security: keyedSecurity,
     middleware: [auth, idempotency] as const,
     request: {

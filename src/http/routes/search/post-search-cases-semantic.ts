@@ -4,10 +4,16 @@
  * place filtering works, merged over what the query text names (caller wins); the
  * top-level court, year, caseType, caseNumber, judgeName, judges, judge, fromDate and
  * toDate are accepted and ignored, as the spec says; sortBy is not a parameter. limit is
- * capped (never refused), page becomes an offset. When the vector path is down the keyword
- * index answers, flagged fallbackMode "opensearch" (the spec's value, kept for clients
- * that test for it) and charged at the keyword price. Errors carry the correct status and
- * a body with success false and a code: nothing is streamed before the work is done.
+ * capped (never refused), page becomes an offset, and no page reaches past the vector
+ * index's depth bound (VECTOR_SEARCH_MAX_DEPTH) or the tier's. When the vector path is
+ * down the keyword index answers, flagged fallbackMode "opensearch" (the spec's value,
+ * kept for clients that test for it) and charged at the keyword price.
+ *
+ * The spec says this route may answer HTTP 200 with success false. The rule kept here
+ * (STATUS_RULE, also the 200 response's description): a refusal decided before the search
+ * runs keeps its own status; once the search runs, the answer is 200, with results or with
+ * success false and a code (neither index answered). Such an answer is never charged and
+ * never replayed. Clients that only read the status line still get a parseable body.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
@@ -16,14 +22,16 @@ import type { SemanticSearch } from '../../../application/search/semantic-search
 import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
+import { VECTOR_SEARCH_MAX_DEPTH } from '../../../ports/vector-index.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
+import type { ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
-import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { BODY_ERRORS, CodedErrorSchema, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
+import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
 
 export interface SemanticSearchRouteDeps {
   readonly search: SemanticSearch;
@@ -32,9 +40,17 @@ export interface SemanticSearchRouteDeps {
 }
 
 export const SEMANTIC_DEFAULT_LIMIT = 20;
+
 export const SEMANTIC_MAX_LIMIT = 100;
 /** The spec's name for the keyword fallback, kept for compatibility; our keyword index is PostgreSQL or Meilisearch. */
 export const FALLBACK_MODE = 'opensearch';
+
+/** When this route answers 200 with success false: the rule, as the OpenAPI document states it. */
+const STATUS_RULE =
+  'Branch on the body, not only the status. A request refused before the search runs (key, tier, body, page depth, credits, Idempotency-Key) gets its own status and coded error. ' +
+  'Once the search runs, the answer is HTTP 200: success true with results (from the vector index, or from the keyword index when the vector path failed: meta.fallbackMode), ' +
+  'or success false with a code when the search itself failed: UPSTREAM_UNAVAILABLE when neither the vector path nor the keyword fallback answered. ' +
+  'A success-false answer is never charged (no X-Credits-Charged header) and never stored for Idempotency-Key replay (Cache-Control: no-store), so a retry runs again.';
 
 const oneOrMany = z.union([z.string(), z.array(z.string())]);
 /** YYYY-MM-DD and a real calendar day (format: date in the OpenAPI document). */
@@ -118,9 +134,7 @@ const Response = z
       appliedFilters: AppliedFilters,
       responseTimeMs: z.number().int(),
       someRecordsWithheld: z.boolean(),
-      restrictedCheckDegraded: z
-        .boolean()
-        .openapi({ description: 'Always false here: restriction is read with the results; if that read fails the call fails, uncharged.' }),
+      restrictedCheckDegraded: z.boolean().openapi({ description: RESTRICTED_CHECK_DEGRADED }),
       fallbackMode: z.literal(FALLBACK_MODE).optional().openapi({
         description:
           'Present when the vector path was unavailable and the keyword index answered (value kept from the spec for compatibility).',
@@ -138,6 +152,13 @@ const Response = z
   })
   .openapi('SemanticSearchResponse');
 
+/** The in-band failure: the coded error body under HTTP 200 (see STATUS_RULE). */
+const Failure = CodedErrorSchema.extend({
+  code: z
+    .enum(['UPSTREAM_UNAVAILABLE'])
+    .openapi({ description: 'UPSTREAM_UNAVAILABLE: neither the vector nor the keyword index answered.' }),
+}).openapi('SemanticSearchFailure');
+
 /** The spec's entitlement check, before any validation, work or charge. */
 const semanticAllowed: MiddlewareHandler<AppEnv> = async (c, next) => {
   if (!TIER_FEATURES[principalOf(c).tier].semanticSearch) throw new ApiError('SEMANTIC_NOT_ALLOWED');
@@ -150,7 +171,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
     path: '/search/cases/semantic',
     tags: ['Search'],
     summary: 'Meaning-based search over the embedded subset',
-    description: `Price: ${describePrice('semanticSearch')} (a keyword fallback answer: ${describePrice('keywordSearch')}) Not charged when it fails. Free tier: 403 SEMANTIC_NOT_ALLOWED before any work.`,
+    description: `Price: ${describePrice('semanticSearch')} (a keyword fallback answer: ${describePrice('keywordSearch')}) Not charged when it fails, nor for a page masked by a degraded restricted-record check (meta.restrictedCheckDegraded). Free tier: 403 SEMANTIC_NOT_ALLOWED before any work. Pages reach at most ${VECTOR_SEARCH_MAX_DEPTH} results deep (page times limit; less if the tier's depth cap is lower): deeper is 400 PAGINATION_DEPTH_EXCEEDED. ${STATUS_RULE}`,
     security: keyedSecurity,
     // Entitlement before idempotency: a refused tier must not leave a record behind.
     middleware: [auth, semanticAllowed, idempotency] as const,
@@ -159,14 +180,16 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
       headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
     },
     responses: {
-      200: { description: 'Cases ordered by similarity.', content: { 'application/json': { schema: Response } } },
+      200: {
+        description: `Cases ordered by similarity (success true), or the search failed after it started (success false). ${STATUS_RULE}`,
+        content: { 'application/json': { schema: z.union([Response, Failure]) } },
+      },
       ...errorResponses(
         ...KEYED_ERRORS,
         ...BODY_ERRORS,
         'SEMANTIC_NOT_ALLOWED',
         'PAGINATION_DEPTH_EXCEEDED',
         'INSUFFICIENT_API_CREDITS',
-        'UPSTREAM_UNAVAILABLE',
         'IDEMPOTENCY_KEY_INVALID',
         'IDEMPOTENCY_KEY_REUSED',
         'IDEMPOTENCY_IN_PROGRESS',
@@ -194,12 +217,13 @@ export function registerPostSearchCasesSemantic(
     const limit = Math.min(body.limit ?? SEMANTIC_DEFAULT_LIMIT, SEMANTIC_MAX_LIMIT, limits.maxPageSize);
     const page = body.page ?? 1;
     const offset = (page - 1) * limit;
-    if (offset + limit > limits.paginationDepth) {
+    const depth = Math.min(limits.paginationDepth, VECTOR_SEARCH_MAX_DEPTH);
+    if (offset + limit > depth) {
       throw new ApiError('PAGINATION_DEPTH_EXCEEDED', {
-        message: `Results ${offset + 1} to ${offset + limit} reach past the depth cap of ${limits.paginationDepth} for your tier; narrow the search.`,
+        message: `Results ${offset + 1} to ${offset + limit} reach past semantic search's depth cap of ${depth}; narrow the query or the filters.`,
       });
     }
-    const results = await charged(
+    const results = await chargedSearch(
       c,
       deps.charging,
       'semanticSearch',
@@ -210,6 +234,7 @@ export function registerPostSearchCasesSemantic(
           throw new ApiError('UPSTREAM_UNAVAILABLE', {
             message: 'Neither the vector nor the keyword index answered; nothing was charged. Retry shortly.',
             cause: error,
+            inBand: true,
           });
         }
       },
@@ -226,7 +251,7 @@ export function registerPostSearchCasesSemantic(
           appliedFilters: fallback ? withoutCaseNumber : resolution.value.applied,
           responseTimeMs: Math.round(performance.now() - started),
           someRecordsWithheld: results.withheld,
-          restrictedCheckDegraded: false,
+          restrictedCheckDegraded: results.restrictedCheckDegraded,
           ...(fallback
             ? {
                 fallbackMode: FALLBACK_MODE,

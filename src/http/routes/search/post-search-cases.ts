@@ -4,7 +4,8 @@
  * stripped); page and limit must be JSON numbers; a limit above the tier's page size is
  * PAGE_LIMIT_EXCEEDED and a page reaching past the tier's depth PAGINATION_DEPTH_EXCEEDED;
  * searchAfter cursors are signed and bound to the query, filters and sort. 5 credits,
- * charged only when the search answers.
+ * charged only when the search answers, and not for a page answered masked because the
+ * restricted-record check was degraded (search-charging.ts).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
@@ -16,12 +17,13 @@ import type { Clock } from '../../../ports/clock.ts';
 import type { SearchSort } from '../../../ports/search-index.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
+import type { ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
+import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
 
 export interface KeywordSearchRouteDeps {
   readonly search: KeywordSearch;
@@ -108,10 +110,7 @@ const Response = z
       filters: Filters,
       responseTimeMs: z.number().int(),
       someRecordsWithheld: z.boolean().openapi({ description: 'A restricted or de-indexed record matching the search was left out.' }),
-      restrictedCheckDegraded: z.boolean().openapi({
-        description:
-          'Always false here: restriction is read from the case store with the results, so the check cannot degrade on its own; if that read fails the call fails, uncharged.',
-      }),
+      restrictedCheckDegraded: z.boolean().openapi({ description: RESTRICTED_CHECK_DEGRADED }),
     }),
     pagination: z.object({
       page: z.number().int().openapi({ description: 'Page number this offset corresponds to (1-based).' }),
@@ -134,7 +133,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
     path: '/search/cases',
     tags: ['Search'],
     summary: 'Keyword search over the full corpus',
-    description: `Price: ${describePrice('keywordSearch')} Not charged when it fails. Honours Idempotency-Key like the other charging POST routes: a retry with the same key and body replays the first answer (Idempotency-Replayed: true) and charges nothing.`,
+    description: `Price: ${describePrice('keywordSearch')} Not charged when it fails, nor for a page masked by a degraded restricted-record check (meta.restrictedCheckDegraded). Honours Idempotency-Key like the other charging POST routes: a retry with the same key and body replays the first answer (Idempotency-Replayed: true) and charges nothing.`,
     security: keyedSecurity,
     // The gate first: idempotency records are scoped per API key.
     middleware: [auth, idempotency] as const,
@@ -197,7 +196,7 @@ export function registerPostSearchCases(
       });
     }
 
-    const results = await charged(c, deps.charging, 'keywordSearch', async () => {
+    const results = await chargedSearch(c, deps.charging, 'keywordSearch', async () => {
       try {
         return await deps.search.search({ query: body.query, resolved, sort, offset, limit });
       } catch (error) {
@@ -220,7 +219,7 @@ export function registerPostSearchCases(
           filters: resolved.applied,
           responseTimeMs: Math.round(performance.now() - started),
           someRecordsWithheld: results.withheld,
-          restrictedCheckDegraded: false,
+          restrictedCheckDegraded: results.restrictedCheckDegraded,
         },
         pagination: {
           page: Math.floor(offset / limit) + 1,

@@ -127,6 +127,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>,
         'IDEMPOTENCY_KEY_INVALID',
         'IDEMPOTENCY_KEY_REUSED',
         'IDEMPOTENCY_IN_PROGRESS',
+        'WORKFLOW_ENGINE_UNAVAILABLE',
       ),
     },
   });
@@ -147,6 +148,7 @@ export function registerPostRequestTimeline(
       refresh: body.refresh ?? false,
       accountId: account,
       dailyCap: principal.limits.liveFetchesPerDay,
+      callId: c.get('requestId'),
     });
     if (result.outcome === 'refused') throw timelineRefusal(result.refusal, deps.topUpUrl);
     const job = result.outcome === 'answered' ? result.job : await deps.requests.job(result.requestId, account);

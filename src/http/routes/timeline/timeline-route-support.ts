@@ -6,7 +6,7 @@
 import type { TimelineRefusal } from '../../../application/timeline/timeline-requests.ts';
 import type { TimelineJob } from '../../../application/timeline/timeline-jobs.ts';
 import { judgmentKey } from '../../../ports/document-storage.ts';
-import { ApiError } from '../../api-error.ts';
+import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
 import { insufficientCredits } from '../../charging.ts';
 import type { TimelineRouteDeps } from './index.ts';
 import { jobBody, type TimelineJobBody } from './timeline-schemas.ts';
@@ -52,9 +52,7 @@ export function timelineRefusal(refusal: TimelineRefusal, topUpUrl: string): Api
           'Live fetches are not configured on this service (no court portal is set up); nothing was charged. refresh false answers from the stored record.',
       });
     case 'WorkflowsUnavailable':
-      return new ApiError('UPSTREAM_UNAVAILABLE', {
-        message: 'The workflow engine for live fetches is unavailable; nothing was charged. Retry later.',
-      });
+      return workflowEngineUnavailable('live fetch');
     case 'DailyLimit':
       return new ApiError('LIVE_FETCH_LIMIT_REACHED', {
         message: `${refusal.used} live fetches today, the most your tier allows (${refusal.cap}); the count resets at 00:00 UTC. Nothing was charged.`,

@@ -1,0 +1,2 @@
+ALTER TABLE "credit_reservations" ADD COLUMN "hold_until" timestamp with time zone;--> statement-breakpoint
+CREATE INDEX "credit_reservations_lapsing_idx" ON "credit_reservations" USING btree ("hold_until") WHERE "credit_reservations"."status" = 'open' and "credit_reservations"."hold_until" is not null;
