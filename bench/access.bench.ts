@@ -130,6 +130,7 @@ export async function benchRevocation(adminUrl: string, pollMs: number): Promise
       keyHashSecret: 'bench-key-hash-secret-of-at-least-32-chars',
       entitledTiers: ['enterprise'],
       keyCachePollMs: pollMs,
+      longestCallMs: 300_000,
     });
   try {
     await migrate(db.db);

@@ -179,6 +179,7 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
       keyHashSecret: SECRET,
       entitledTiers: ['enterprise'],
       keyCachePollMs: 200,
+      longestCallMs: 300_000,
     });
     const must = <T>(r: { ok: true; value: T } | { ok: false; error: { tag: string } }): T => {
       if (!r.ok) throw new Error(`bench setup refused: ${r.error.tag}`);

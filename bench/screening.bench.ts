@@ -203,6 +203,7 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
       keyHashSecret: SECRET,
       entitledTiers: ['enterprise'],
       keyCachePollMs: 200,
+      longestCallMs: 300_000,
     });
     const user = await app.accounts.registerUser(member('screening-bench@lawfirm.example'), operator);
     if (!user.ok) throw new Error(user.error.tag);

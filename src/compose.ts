@@ -138,6 +138,7 @@ export async function composeService(
     keyHashSecret,
     entitledTiers: config.API_PLANS,
     keyCachePollMs: config.KEY_CACHE_POLL_MS,
+    longestCallMs: config.CONSOLIDATED_DEADLINE_SECONDS * 1000,
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
     intervalMs: 60_000,

@@ -21,6 +21,7 @@ import { CaseRestrictionService } from './application/cases/case-restriction-ser
 import { SessionService } from './application/sessions/session-service.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
 import { IdempotencyRecordSealer } from './application/idempotency/record-sealer.ts';
+import { inFlightTakeoverMs } from './domain/idempotency/idempotency.ts';
 import { AuditRecorder } from './application/audit/audit-recorder.ts';
 import { CreditsService } from './application/credits/credits-service.ts';
 import { creditsReadModel } from './application/credits/read-model.ts';
@@ -47,6 +48,7 @@ import { JudgeDirectory } from './application/judges/judge-directory.ts';
 import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
 import { readHcJudgeProfiles } from './corpus/hc-judges.ts';
+import { embedInSteps } from './application/watermark/mark-in-steps.ts';
 import { embed } from './domain/watermark/embed.ts';
 import type { ResearchDeps } from './http/research-deps.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
@@ -84,6 +86,8 @@ export interface WiringOptions {
   readonly keyHashSecret: string;
   readonly entitledTiers: readonly Tier[];
   readonly keyCachePollMs: number;
+  /** The longest a call may run (a consolidated analysis's deadline): Idempotency-Key records in flight outlast it. */
+  readonly longestCallMs: number;
   readonly readCoverage?: typeof readCoverageAggregates;
 }
 
@@ -118,7 +122,12 @@ export function wireApplication(options: WiringOptions) {
     onRefreshFailure: (err) => logger.warn({ err }, 'coverage refresh failed'),
   });
   // Stored replies quote what was searched or screened: sealed at rest, fingerprints keyed.
-  const idempotency = new IdempotencyService({ store, clock, sealer: new IdempotencyRecordSealer(options.keyHashSecret) });
+  const idempotency = new IdempotencyService({
+    store,
+    clock,
+    sealer: new IdempotencyRecordSealer(options.keyHashSecret),
+    takeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
+  });
   const audit = new AuditRecorder({ db, store, ids: options.ids });
   const credits = new CreditsService({ db, store, clock, ids: options.ids });
   return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
@@ -180,6 +189,7 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
     charging: { credits: options.application.credits, topUpUrl: options.topUpUrl },
     idempotency: options.application.idempotency,
     watermark: (accountId, text) => embed(text, tagOf(accountId)),
+    watermarkLong: (accountId, text) => embedInSteps(text, tagOf(accountId)),
     clock,
   };
 }

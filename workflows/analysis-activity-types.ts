@@ -5,7 +5,7 @@
 export type SourceKind = 'text' | 'document' | 'remote';
 
 export interface AnalysisActivities {
-  /** Makes sure the run has something to read: the case text, a stored document, or a fetched one (charged +20). */
+  /** Makes sure the run has something to read: the case text, a stored document, or a fetched one (the +20 is kept only then). */
   ensureSource(runId: string): Promise<{ source: SourceKind }>;
   /** Runs the analyser on one case and stores the result (idempotent: a stored run is left alone). */
   analyseAndStore(runId: string): Promise<{ model: string }>;

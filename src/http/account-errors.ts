@@ -6,6 +6,7 @@
 import type { AccountError } from '../application/accounts/accounts-service.ts';
 import type { CaseRestrictionError } from '../domain/case/restriction.ts';
 import { assertNever } from '../domain/decider.ts';
+import { quoted } from '../domain/echo.ts';
 import { ApiError } from './api-error.ts';
 
 function invalid(field: string, problem: string): ApiError {
@@ -33,7 +34,7 @@ export function accountError(error: AccountError | CaseRestrictionError): Error 
     case 'KeyNotActive':
       return new ApiError('API_KEY_NOT_ACTIVE');
     case 'InvalidCidr':
-      return invalid('allowlist', `not an IP address or CIDR range: ${JSON.stringify(error.value)}`);
+      return invalid('allowlist', `not an IP address or CIDR range: ${quoted(error.value)}`);
     case 'InvalidEmail':
       return invalid('email', 'not a valid email address');
     case 'InvalidName':

@@ -1,11 +1,13 @@
 /**
- * Fault test: 50 analysis runs while the real standalone worker (`npm run worker`'s entry
- * point, a child process) is killed with SIGKILL at random moments and restarted, over
- * PostgreSQL and a real Temporal dev server. Every admission must end either stored with
- * exactly one charge, or failed with its charge reversed: none charged twice, none left
- * charged without a result, and the balance equal to the ledger. Kills land in activities
- * (the worker runs one at a time); Temporal retries them after the attempt times out.
- * Needs PostgreSQL (PGlite cannot be shared by two processes) and the Temporal CLI.
+ * Fault test: 50 analysis runs and 10 live timeline fetches while the real standalone
+ * worker (`npm run worker`'s entry point, a child process) is killed with SIGKILL at random
+ * moments and restarted, over PostgreSQL, a real Temporal dev server and a loopback court
+ * portal. Every admission must end either delivered with exactly one charge (an analysis
+ * stored, a fetch completed), or failed with its charge reversed or its hold released: none
+ * charged twice, none left charged without a result, the balance equal to the ledger and
+ * `finance reconcile` clean. Kills land in activities (the worker runs one at a time);
+ * Temporal retries them after the attempt times out. Needs PostgreSQL (PGlite cannot be
+ * shared by two processes) and the Temporal CLI.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -15,18 +17,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
+import { TemporalTimelineWorkflows } from '../../src/adapters/temporal/timeline-workflows.ts';
 import { createPayloadCodec, dataConverterFor, parseCodecKeyring } from '../../src/adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
+import { ecourtsHcSource } from '../../src/corpus/sources/ecourts-hc.ts';
 import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
 import { enterpriseUser } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, KEY_HASH_SECRET, SettableClock, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
 import { NO_TEMPORAL_CLI, temporalCli } from '../support/temporal.ts';
+import { workflowIds } from '../../workflows/task-queues.ts';
 
 const RUNS = 50;
+const FETCHES = 10;
+const CNRS = ['GAHC010225502018', 'JKHC020113752018', 'GAHC040007922024'];
 /** Each restart bundles the workflows again (seconds), so the kill count bounds the test's length. */
 const KILLS = 12;
 const GRANT = 100_000;
@@ -47,6 +55,7 @@ function mulberry32(seed: number): () => number {
 describe('analysis runs survive a worker killed at random points', { skip, timeout: 900_000 }, () => {
   let database: TestDatabase;
   let runtime: TemporalRuntime;
+  let portal: EcourtsPortalServer;
   let t: TestApp;
   let key: string;
   let account: string;
@@ -65,12 +74,19 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
       devServer: { dbFilename: undefined, cliPath: temporalCli(), port: undefined, uiPort: undefined, codecEndpoint: undefined },
     });
     // A short attempt limit: an activity on a killed worker is retried elsewhere after it.
-    t = buildTestApp({ db: database.db, clock, workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: 4 }) });
+    portal = await startEcourtsPortalServer();
+    t = buildTestApp({
+      db: database.db,
+      clock,
+      workflows: new TemporalAnalysisWorkflows(runtime.client, { activityTimeoutSeconds: 4 }),
+      timelineWorkflows: new TemporalTimelineWorkflows(runtime.client, { activityTimeoutSeconds: 4, maximumAttempts: 20 }),
+      livePortal: true,
+    });
     // One caller allowed to have every run in flight at once, so the kills meet a full queue.
     const user = await t.application.accounts.registerUser(
       enterpriseUser('kill-test@analysis.example', {
         organizationId: null,
-        limitOverrides: { concurrentAnalyses: RUNS, requestsPerMinute: 10_000 },
+        limitOverrides: { concurrentAnalyses: RUNS, liveFetchesPerDay: FETCHES, requestsPerMinute: 10_000 },
       }),
       { kind: 'operator' },
     );
@@ -80,9 +96,10 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
     key = created.value.fullKey;
     account = (await t.application.credits.billingAccountForUser(user.value.userId))!;
     await t.application.credits.grant(account, { amount: GRANT, source: 'grant' });
-    await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource] });
+    await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource, ecourtsHcSource] });
   });
   after(async () => {
+    await portal.close();
     await runtime.close();
     await database.close();
   });
@@ -96,6 +113,8 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
         TEMPORAL_ADDRESS: runtime.address,
         TEMPORAL_CODEC_KEYS: codecKeys,
         TEMPORAL_WORKER_ACTIVITY_CONCURRENCY: '1',
+        COURT_PORTAL_URL: portal.url,
+        COURT_PORTAL_TIMEOUT_MS: '2000',
         DATA_DIR: dataDir,
         LOG_LEVEL: 'info',
       },
@@ -111,22 +130,36 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
     return { child, ready };
   }
 
+  /** Runs and live fetches not yet ended. */
   async function running(): Promise<number> {
-    const row = await database.db
+    const runs = await database.db
       .selectFrom('analysisRuns')
       .select((eb) => eb.fn.countAll<string>().as('n'))
       .where('status', '=', 'running')
       .executeTakeFirstOrThrow();
-    return Number(row.n);
+    const fetches = await database.db
+      .selectFrom('timelineRequests')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('status', '=', 'running')
+      .executeTakeFirstOrThrow();
+    return Number(runs.n) + Number(fetches.n);
   }
 
-  it('ends every admission stored with one charge or failed with its charge reversed', async () => {
+  it('ends every admission delivered with one charge, or failed with its charge reversed or hold released', async () => {
     const caseIds = (
       await database.db.selectFrom('cases').select('caseId').where('text', 'is not', null).orderBy('caseId').limit(RUNS).execute()
     ).map((r) => r.caseId);
     assert.equal(caseIds.length, RUNS);
     for (const caseId of caseIds) {
       const res = await t.app.request(`${BASE}/cases/${caseId}/analyze`, { method: 'POST', headers: { 'X-API-Key': key } });
+      assert.equal(res.status, 202, await res.text());
+    }
+    for (let i = 0; i < FETCHES; i += 1) {
+      const res = await t.app.request(`${BASE}/request-timeline`, {
+        method: 'POST',
+        headers: { 'X-API-Key': key, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ cnr: CNRS[i % CNRS.length], refresh: true }),
+      });
       assert.equal(res.status, 202, await res.text());
     }
 
@@ -169,20 +202,38 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
         assert.ok(!storedByRun.has(run.runId));
       }
     }
+    const jobs = await database.db.selectFrom('timelineRequests').select(['requestId', 'status', 'reservationId']).execute();
+    assert.equal(jobs.length, FETCHES);
+    let completed = 0;
+    for (const job of jobs) {
+      const own = charges.filter((c) => c.chargeId === job.reservationId);
+      if (job.status === 'completed') {
+        completed += 1;
+        assert.deepEqual(
+          own.map((c) => [c.amount, c.reversed]),
+          [[50, false]],
+          `${job.requestId} completed with one charge of 50`,
+        );
+      } else {
+        assert.equal(job.status, 'failed');
+        assert.ok(own.every((c) => c.reversed), `${job.requestId} failed but kept its charge`);
+      }
+    }
     const balance = (await t.application.credits.balance(account)).balance;
-    assert.equal(balance, GRANT - 100 * storedRuns);
+    assert.equal(balance, GRANT - 100 * storedRuns - 50 * completed);
+    assert.equal((await t.application.credits.balance(account)).reserved, 0, 'no hold left open');
     // The kills must have landed inside activities: attempts that timed out on a dead worker and were retried.
     let interrupted = 0;
-    for (const run of runs) {
-      const history = await runtime.client.workflow.getHandle(run.runId).fetchHistory();
+    for (const workflowId of [...runs.map((r) => r.runId), ...jobs.map((j) => workflowIds.timeline(j.requestId))]) {
+      const history = await runtime.client.workflow.getHandle(workflowId).fetchHistory();
       // Retried attempts are not events of their own: the started event of the last one carries its attempt number.
       if (history.events?.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)) interrupted += 1;
     }
-    assert.ok(interrupted > 0, 'no kill interrupted an activity');
     const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
     assert.deepEqual(report.differences, []);
     process.stdout.write(
-      `# worker kills: ${String(kills)} (seed ${String(seed)}); runs with an interrupted, retried activity: ${String(interrupted)}; stored ${String(storedRuns)}, failed and refunded ${String(RUNS - storedRuns)}\n`,
+      `# worker kills: ${String(kills)} (seed ${String(seed)}); runs and fetches with an interrupted, retried activity: ${String(interrupted)}; stored ${String(storedRuns)}, failed and refunded ${String(RUNS - storedRuns)}; live fetches completed ${String(completed)}, failed and refunded ${String(FETCHES - completed)}\n`,
     );
+    assert.ok(interrupted > 0, 'no kill interrupted an activity');
   });
 });

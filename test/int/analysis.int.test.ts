@@ -3,9 +3,11 @@
  * POST /cases/:id/analyze (202, charged at admission, stored by the workflow, readable
  * through GET /cases/:id/analysis and hasAnalysis on the case), the cache hit at 1 credit,
  * force, a remote fetch from an allow-listed court host (a real HTTP server on loopback
- * serving the same judgment as a PDF) charged +20, the refusals in the spec's order with
- * nothing charged, a failing run whose charge is reversed in the ledger, the concurrency
- * cap, consolidated analysis and Idempotency-Key. Every charge is checked in the ledger.
+ * serving the same judgment as a PDF) charged +20, the +20 given back by a run that found
+ * its document stored meanwhile, the refusals in the spec's order with nothing charged, a
+ * failing run whose charge is reversed in the ledger, the concurrency cap, consolidated
+ * analysis (restricted documents never in it) and Idempotency-Key. Every charge is
+ * checked in the ledger.
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
@@ -24,14 +26,26 @@ import { scMetadataSource } from '../../src/corpus/sources/sc-metadata.ts';
 import { readJsonl, type CorpusSource } from '../../src/corpus/sources/source.ts';
 import { storeJudgmentDocuments } from '../../src/corpus/store-documents.ts';
 import { openPglite, type OpenedDatabase } from '../../src/db/open.ts';
+import { CoversRestrictedError } from '../../src/application/analysis/analysis-runs.ts';
+import { normaliseCaseNumber } from '../../src/domain/case/case-number.ts';
+import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
 import type { CaseAnalyser } from '../../src/ports/case-analyser.ts';
+import { judgmentKey } from '../../src/ports/document-storage.ts';
 import { createAnalysisActivities } from '../../workflows/activities/analysis-activities.ts';
+import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
 import { createAccessFixture, enterpriseUser, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, TEST_UPGRADE_URL, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { securityMatrix } from '../support/security-matrix.ts';
-import { NO_TEMPORAL_CLI, recordHistories, startTestTemporal, temporalCli, type TestTemporal } from '../support/temporal.ts';
+import {
+  NO_TEMPORAL_CLI,
+  recordHistories,
+  startTestTemporal,
+  temporalCli,
+  type RunningWorker,
+  type TestTemporal,
+} from '../support/temporal.ts';
 import { join } from 'node:path';
 
 type Json = Record<string, unknown>;
@@ -42,13 +56,46 @@ const DTC_DIARY = '69848-1986';
 const DTC_PATH = 'jonew/judis/7431.pdf';
 /** The same judgment's published text (ik50 row 1), which the loopback "court site" serves as a PDF. */
 const DTC_IK50_DOC = '1';
+/** Saraswati Industrial Syndicate v. CIT (4 Sep 1990), another index entry: its document gets stored while its run waits. */
+const SARASWATI_DIARY = '60911-1976';
 
-const dtcIndexEntry: CorpusSource = {
+const indexEntries: CorpusSource = {
   ...scMetadataSource,
   async *read(ctx) {
-    for await (const result of scMetadataSource.read(ctx)) if ('ok' in result && result.ok.extra.diaryNo === DTC_DIARY) yield result;
+    for await (const result of scMetadataSource.read(ctx))
+      if ('ok' in result && [DTC_DIARY, SARASWATI_DIARY].some((diary) => result.ok.extra.diaryNo === diary)) yield result;
   },
 };
+
+/**
+ * Two case numbers each shared by two IN-Abs judgments, re-filed under it as `sc-twin-<doc>`
+ * (distinct texts, so what a consolidated analysis took from each is recognisable): one
+ * pair has a document restricted before any analysis, the other after one is stored.
+ */
+const TWINS = {
+  restrictedFirst: { caseNumber: 'Civil Appeal No. 4242 of 1999', docs: ['380', '715'] },
+  restrictedLater: { caseNumber: 'Civil Appeal No. 4243 of 1999', docs: ['1778', '1789'] },
+} as const;
+const twinId = (doc: string) => `sc-twin-${doc}`;
+
+const twinDocuments: CorpusSource = {
+  ...scInAbsSource,
+  async *read(ctx) {
+    const numberOf = new Map<string, string>(
+      Object.values(TWINS).flatMap((pair) => pair.docs.map((doc) => [`sc-inabs-${doc}`, pair.caseNumber] as const)),
+    );
+    for await (const result of scInAbsSource.read(ctx)) {
+      if (!('ok' in result)) continue;
+      const caseNumber = numberOf.get(result.ok.caseId);
+      if (!caseNumber) continue;
+      const caseId = twinId(result.ok.caseId.replace('sc-inabs-', ''));
+      yield { ok: { ...result.ok, caseId, caseNumber, caseNumberNormalised: normaliseCaseNumber(caseNumber) } };
+    }
+  },
+};
+
+/** A JSON value as text with the watermark folded away, for looking for a document's own sentences in it. */
+const unmarkedText = (value: unknown) => foldHomoglyphs(stripZeroWidthMarks(JSON.stringify(value)));
 
 async function dtcJudgmentPdf(): Promise<Uint8Array> {
   for await (const line of readJsonl(join(corpusDir, 'sc-judgments-text-ik50', 'ik50_judgments.jsonl'), 'ik50_judgments.jsonl')) {
@@ -99,6 +146,9 @@ for (const factory of databases)
     let cappedKey: string;
     let cappedAccount: string;
     let site: Awaited<ReturnType<typeof startCourtSite>>;
+    let dtcPdf: Uint8Array;
+    let activities: AnalysisActivities;
+    let worker: RunningWorker;
     let failNext = false;
     /** Attempts that fail before the analyser answers: exercises the activity retry policy. */
     let failAttempts = 0;
@@ -139,6 +189,48 @@ for (const factory of databases)
       }
       throw new Error(`no analysis of ${caseId} arrived`);
     }
+    /** The ledger's charges and reversals of a run (its own charge and its surcharge), in order. */
+    async function ledgerOf(runId: string): Promise<{ type: string; chargeId: string; amount: number; requestRef?: string }[]> {
+      const rows = await database.db
+        .selectFrom('events')
+        .select(['type', 'data'])
+        .where('type', 'in', ['CreditsCharged', 'ChargeReversed'])
+        .orderBy('globalPosition')
+        .execute();
+      return rows
+        .map((r) => ({ type: r.type, ...(r.data as { chargeId: string; amount: number; requestRef?: string }) }))
+        .filter((e) => e.chargeId === runId || e.chargeId.startsWith(`${runId}:`))
+        .map(({ type, chargeId, amount, requestRef }) => ({ type, chargeId, amount, ...(requestRef ? { requestRef } : {}) }));
+    }
+    /** A consolidated answer holds the open document's content and neither the restricted one's id nor its text. */
+    async function assertWithout(body: Json, open: string, withheld: string): Promise<void> {
+      const raw = JSON.stringify(body);
+      assert.ok(!raw.includes(withheld), `the restricted id ${withheld} is in the answer`);
+      const text = unmarkedText(body);
+      const sentences = async (caseId: string) => {
+        const lookup = await t.research.cases.lookup(caseId.replace('sc-twin-', 'sc-inabs-'));
+        assert.ok('found' in lookup);
+        const analysis = await new LocalExtractiveAnalyser().analyse({
+          caseId,
+          caseNumber: lookup.found.caseNumber,
+          title: lookup.found.title,
+          courtName: lookup.found.court.name,
+          decisionDate: lookup.found.decisionDate,
+          text: lookup.found.text!,
+        });
+        return { text: lookup.found.text!, passages: [...analysis.keyFacts, ...analysis.courtsReasoning].map((p) => p.text) };
+      };
+      const own = await sentences(open);
+      const theirs = await sentences(withheld);
+      assert.ok(
+        own.passages.some((p) => text.includes(JSON.stringify(p).slice(1, -1))),
+        'the open document’s passages are in the answer',
+      );
+      const distinctive = theirs.passages.filter((p) => p.length > 60 && !own.text.includes(p));
+      assert.ok(distinctive.length > 0);
+      for (const passage of distinctive)
+        assert.ok(!text.includes(JSON.stringify(passage).slice(1, -1)), `restricted text leaked: ${passage}`);
+    }
     async function runEnded(runId: string): Promise<string> {
       for (let i = 0; i < 300; i += 1) {
         const run = await t.analysis.runs.run(runId);
@@ -151,7 +243,8 @@ for (const factory of databases)
     before(async () => {
       database = await factory.open();
       temporal = await startTestTemporal({ activityTimeoutSeconds: 20 });
-      site = await startCourtSite(await dtcJudgmentPdf());
+      dtcPdf = await dtcJudgmentPdf();
+      site = await startCourtSite(dtcPdf);
       const allowlist = ['sci.gov.in', '*.gov.in', new URL(site.base).host];
       t = buildTestApp({
         db: database.db,
@@ -189,7 +282,7 @@ for (const factory of databases)
       cappedKey = cappedKeyResult.value.fullKey;
       await t.application.credits.grantToUser(capped.value.userId, { amount: 1_000, source: 'grant' });
 
-      await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource, dtcIndexEntry] });
+      await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource, indexEntries, twinDocuments] });
       await storeJudgmentDocuments({ db: database.db, storage: t.documents, now: () => clock.now() });
       const local = new LocalExtractiveAnalyser();
       // The one analyser of this suite: the real local one, made to fail on request to exercise the reversal.
@@ -204,17 +297,16 @@ for (const factory of databases)
           return local.analyse(source, signal);
         },
       };
-      await temporal.startWorker(
-        createAnalysisActivities({
-          runs: t.analysis.runs,
-          cases: t.research.cases,
-          documents: t.documents,
-          analyser,
-          remote: new HttpRemoteDocuments({ allowlist, timeoutMs: 5_000, maxBytes: 10_000_000 }),
-          documentText: pdfText,
-          scDocumentsBaseUrl: site.base,
-        }),
-      );
+      activities = createAnalysisActivities({
+        runs: t.analysis.runs,
+        cases: t.research.cases,
+        documents: t.documents,
+        analyser,
+        remote: new HttpRemoteDocuments({ allowlist, timeoutMs: 5_000, maxBytes: 10_000_000 }),
+        documentText: pdfText,
+        scDocumentsBaseUrl: site.base,
+      });
+      worker = await temporal.startWorker(activities);
     });
     after(async () => {
       // `npm run history:record` saves these runs' histories for the replay test (test/int/workflow-replay.int.test.ts).
@@ -344,6 +436,12 @@ for (const factory of databases)
       assert.equal(await runEnded(`analysis-${dtcCaseId}-1`), 'stored');
       assert.equal(before - (await balance()), 120);
       assert.ok(site.requests.includes(`/${DTC_PATH}`));
+      // The surcharge is a charge of its own, kept: the fetch happened.
+      const requestRef = admitted.res.headers.get('x-request-id')!;
+      assert.deepEqual(await ledgerOf(`analysis-${dtcCaseId}-1`), [
+        { type: 'CreditsCharged', chargeId: `analysis-${dtcCaseId}-1`, amount: 100, requestRef },
+        { type: 'CreditsCharged', chargeId: `analysis-${dtcCaseId}-1:remote-fetch`, amount: 20, requestRef },
+      ]);
       const read = await call(fixture.keys.active, 'GET', `/cases/${dtcCaseId}/analysis`);
       const analysis = (read.body.data as Json).analysis as Json;
       assert.match(String(analysis.summary), /./);
@@ -360,6 +458,44 @@ for (const factory of databases)
         100,
       );
       assert.equal(site.requests.length, fetches);
+    });
+
+    it('+20 only with remote fetch actually performed: a run that finds its document stored meanwhile gives the 20 back, once, and keeps 100', async () => {
+      const caseId = `sc-${SARASWATI_DIARY}-19900904`;
+      const runId = `analysis-${caseId}-1`;
+      const before = await balance();
+      const fetches = site.requests.length;
+      // The run waits for a worker while its document is stored (as another run or a timeline fetch would store it).
+      await worker.stop();
+      let admitted: Awaited<ReturnType<typeof call>>;
+      try {
+        admitted = await call(fixture.keys.active, 'POST', `/cases/${caseId}/analyze`, { allowRemoteFetch: true });
+        assert.equal(admitted.res.status, 202, JSON.stringify(admitted.body));
+        assert.equal((admitted.body.meta as Json).remoteFetch, true);
+        assert.equal((admitted.body.meta as Json).creditsCharged, 120);
+        assert.equal(before - (await balance()), 120);
+        await t.documents.put(judgmentKey(caseId), dtcPdf, 'application/pdf');
+      } finally {
+        worker = await temporal.startWorker(activities);
+      }
+      assert.equal(await runEnded(runId), 'stored');
+      assert.equal(site.requests.length, fetches, 'nothing was fetched');
+      assert.equal(before - (await balance()), 100);
+      const requestRef = admitted.res.headers.get('x-request-id')!;
+      const charges = [
+        { type: 'CreditsCharged', chargeId: runId, amount: 100, requestRef },
+        { type: 'CreditsCharged', chargeId: `${runId}:remote-fetch`, amount: 20, requestRef },
+        { type: 'ChargeReversed', chargeId: `${runId}:remote-fetch`, amount: 20 },
+      ];
+      assert.deepEqual(await ledgerOf(runId), charges);
+      // A retried store or a late failure (an activity retried after a worker died) gives nothing back again.
+      const stored = (await t.analysis.requests.stored(caseId))!;
+      await t.analysis.runs.store(runId, { model: stored.model, caseIds: [caseId], analysis: stored.analysis });
+      assert.equal(await t.analysis.runs.fail(runId, 'a late failure (test)'), 'stored');
+      assert.deepEqual(await ledgerOf(runId), charges);
+      assert.equal(before - (await balance()), 100);
+      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      assert.deepEqual(report.differences, []);
     });
 
     it('reverses the admission charge when the run fails, as a ChargeReversed event in the ledger', async () => {
@@ -418,6 +554,69 @@ for (const factory of databases)
       const second = await costOf(() => call(fixture.keys.active, 'POST', '/cases/sc-inabs-5861/analyze-consolidated', {}));
       assert.equal(second.charged, 1);
       assert.equal((second.value.body.data as Json).alreadyExists, true);
+    });
+
+    it('CASE_RESTRICTED: a consolidated analysis asked through an open sibling leaves the restricted document out, its id and its text', async () => {
+      const [open, withheld] = TWINS.restrictedFirst.docs.map(twinId) as [string, string];
+      assert.ok((await t.application.cases.restrict(withheld, operator)).ok);
+      const first = await costOf(() => call(fixture.keys.active, 'POST', `/cases/${open}/analyze-consolidated`, {}));
+      assert.equal(first.value.res.status, 200, JSON.stringify(first.value.body).slice(0, 400));
+      assert.equal(first.charged, 400);
+      const data = first.value.body.data as Json;
+      assert.deepEqual(data.documents, [open]);
+      await assertWithout(first.value.body, open, withheld);
+      // Asked by the case number, the stored analysis is the same one, at the cache-hit price.
+      const byNumber = await costOf(() =>
+        call(fixture.keys.active, 'POST', `/cases/${encodeURIComponent(TWINS.restrictedFirst.caseNumber)}/analyze-consolidated`, {}),
+      );
+      assert.equal(byNumber.charged, 1);
+      assert.deepEqual((byNumber.value.body.data as Json).documents, [open]);
+      await assertWithout(byNumber.value.body, open, withheld);
+    });
+
+    it('CASE_RESTRICTED: a stored consolidated analysis covering a document restricted since is not served; the model runs again without it', async () => {
+      const [open, withheld] = TWINS.restrictedLater.docs.map(twinId) as [string, string];
+      const both = await costOf(() => call(fixture.keys.active, 'POST', `/cases/${open}/analyze-consolidated`, {}));
+      assert.equal(both.value.res.status, 200, JSON.stringify(both.value.body).slice(0, 400));
+      assert.deepEqual([...((both.value.body.data as Json).documents as string[])].sort(), [open, withheld].sort());
+
+      assert.ok((await t.application.cases.restrict(withheld, operator)).ok);
+      // Not a cache hit: nothing stored may be served, so this caller gets (and pays for) a new analysis without it.
+      const rerun = await costOf(() => call(fixture.keys.active, 'POST', `/cases/${open}/analyze-consolidated`, {}));
+      assert.equal(rerun.value.res.status, 200, JSON.stringify(rerun.value.body).slice(0, 400));
+      assert.equal(rerun.charged, 400);
+      assert.equal((rerun.value.body.data as Json).alreadyExists, false);
+      assert.deepEqual((rerun.value.body.data as Json).documents, [open]);
+      await assertWithout(rerun.value.body, open, withheld);
+      // The new analysis replaced the stale one: the next call is a cache hit without the restricted document.
+      const hit = await costOf(() => call(fixture.keys.active, 'POST', `/cases/${open}/analyze-consolidated`, {}));
+      assert.equal(hit.charged, 1);
+      assert.equal((hit.value.body.data as Json).alreadyExists, true);
+      await assertWithout(hit.value.body, open, withheld);
+      const row = await database.db
+        .selectFrom('consolidatedAnalyses')
+        .select('caseIds')
+        .where('caseNumberNormalised', '=', normaliseCaseNumber(TWINS.restrictedLater.caseNumber))
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row.caseIds, [open]);
+    });
+
+    it('CASE_RESTRICTED: a consolidated result covering a document restricted while the run analysed it is not stored', async () => {
+      const [open, withheld] = TWINS.restrictedLater.docs.map(twinId) as [string, string];
+      const admitted = await t.analysis.runs.admit({
+        subject: { kind: 'consolidated', caseId: open, caseNumberNormalised: normaliseCaseNumber(TWINS.restrictedLater.caseNumber) },
+        accountId: fixture.organizationId,
+        requestId: 'restricted-while-running',
+        price: 400,
+        payment: { kind: 'reserve', holdForMs: 600_000 },
+        allowRemoteFetch: false,
+        remoteFetchPlanned: false,
+        concurrencyCap: null,
+      });
+      assert.ok(admitted.ok);
+      const stale = { model: 'local-extractive-v1', caseIds: [open, withheld], analysis: {} };
+      await assert.rejects(t.analysis.runs.store(admitted.runId, stale), CoversRestrictedError);
+      assert.equal(await t.analysis.runs.fail(admitted.runId, 'test over'), 'failed');
     });
 
     it('reconciles: every run charge is tied to its audited request, refunds included, and the read models equal the ledger', async () => {

@@ -363,6 +363,18 @@ for (const factory of databases) {
         assert.equal(after.find((k) => k.id === data.apiKey.id)?.status, 'active');
       });
 
+      it('rotation always works: a key named at the cap, rotated again and again, keeps " (rotated)" within the cap', async () => {
+        const alice = await login(emails.alice);
+        let current = await createKey(alice, 'N'.repeat(120));
+        for (let i = 0; i < 14; i += 1) {
+          const { res, body } = await call('POST', `/api/settings/api-keys/${current.id}/rotate`, { session: alice });
+          assert.equal(res.status, 200, `rotation ${String(i + 1)}: ${JSON.stringify(body)}`);
+          const next = (body.data as { apiKey: { id: string; name: string; fullKey: string; displayKey: string } }).apiKey;
+          assert.ok(next.name.length <= 120 && next.name.endsWith(' (rotated)'), next.name);
+          current = next;
+        }
+      });
+
       it('lets an ORG_ADMIN rotate and revoke a colleague key; the replacement stays with the colleague', async () => {
         const bob = await login(emails.bob);
         const key = await createKey(bob, 'Bob laptop');

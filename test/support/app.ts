@@ -166,6 +166,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     keyHashSecret: KEY_HASH_SECRET,
     entitledTiers: options.entitledTiers ?? ['enterprise'],
     keyCachePollMs: 50,
+    longestCallMs: (options.consolidatedDeadlineSeconds ?? 120) * 1000,
     ...(options.readCoverage ? { readCoverage: options.readCoverage } : {}),
   });
   const real: DependencyProbe[] = [

@@ -8,7 +8,7 @@
 import fc from 'fast-check';
 import { HmacApiKeyCodec } from '../../src/adapters/crypto/api-key-codec.ts';
 import { judgeKey } from '../../src/application/judges/judge-directory.ts';
-import { resolveFilters } from '../../src/application/search/search-filters.ts';
+import { FILTER_LIMITS, resolveFilters } from '../../src/application/search/search-filters.ts';
 import { resolveSemanticFilters } from '../../src/application/search/semantic-filters.ts';
 import { parseAddress } from '../../src/domain/access/cidr.ts';
 import { normaliseCaseNumber, normaliseCnr } from '../../src/domain/case/case-number.ts';
@@ -40,8 +40,10 @@ export const CAP = {
   identifier: 40,
   /** GET /judges/search `q`. */
   judgeQuery: 200,
-  /** Filter values and the timeline `cnr` have no field cap: the 256 KiB JSON body limit bounds them. */
-  body: 256 * 1024,
+  /** Search filter values, each (court, caseType, judgeName, year, caseNumber). */
+  filter: FILTER_LIMITS,
+  /** POST /request-timeline `cnr`. */
+  cnr: 30,
   /** Header values (Idempotency-Key, X-API-Key, X-Forwarded-For): Node's 16 KiB header limit. */
   header: 16 * 1024,
 } as const;
@@ -112,11 +114,29 @@ function screeningAtCaps(text: string, entityType: EntityType): unknown {
   });
 }
 
+const FILTER_SAMPLES = [
+  'Delhi High Court, Bombay High Court',
+  'Writ Petition (Civil)',
+  'wp(c)',
+  '2019',
+  'Lucknow Bench of Allahabad High Court',
+];
+
+/** As many copies of `value` as the filter takes values. */
+function atMost(filter: keyof typeof FILTER_LIMITS, value: string): string[] {
+  return Array.from({ length: FILTER_LIMITS[filter].values }, () => value);
+}
+
 const IDENTIFIERS = ['AABCB5576G', '27AAPFU0939F1ZV', 'L17110MH1973PLC019786', 'AAB-9032', 'aabcb5576g '];
 
 export const CALLER_TEXT_PARSERS: readonly CallerTextParser[] = [
   { label: 'normaliseCaseNumber (GET /cases/:id)', maxLength: CAP.caseId, parse: normaliseCaseNumber, samples: CASE_NUMBERS },
-  { label: 'normaliseCaseNumber (semantic caseNumber filter)', maxLength: CAP.body, parse: normaliseCaseNumber, samples: CASE_NUMBERS },
+  {
+    label: 'normaliseCaseNumber (semantic caseNumber filter)',
+    maxLength: CAP.filter.caseNumber.length,
+    parse: normaliseCaseNumber,
+    samples: CASE_NUMBERS,
+  },
   {
     label: 'normaliseCnr (in a query)',
     maxLength: CAP.semanticQuery,
@@ -125,7 +145,7 @@ export const CALLER_TEXT_PARSERS: readonly CallerTextParser[] = [
   },
   {
     label: 'timeline normaliseCnr (POST /timeline cnr)',
-    maxLength: CAP.body,
+    maxLength: CAP.cnr,
     parse: normalisePortalCnr,
     samples: ['GAHC040007922024', 'GAHC04-000792-2024'],
   },
@@ -138,16 +158,40 @@ export const CALLER_TEXT_PARSERS: readonly CallerTextParser[] = [
     samples: QUERIES,
   },
   {
-    label: 'resolveSemanticFilters (caseNumber filter)',
-    maxLength: CAP.body,
-    parse: (n) => resolveSemanticFilters('land', { caseNumber: n }, CURRENT_YEAR),
+    label: 'resolveSemanticFilters (caseNumber filter, every value it takes)',
+    maxLength: CAP.filter.caseNumber.length,
+    parse: (n) => resolveSemanticFilters('land', { caseNumber: atMost('caseNumber', n) }, CURRENT_YEAR),
     samples: CASE_NUMBERS,
   },
   {
-    label: 'resolveFilters (court, caseType, judgeName, year)',
-    maxLength: CAP.body,
-    parse: (v) => resolveFilters({ court: v, caseType: v, judgeName: v, year: v }, CURRENT_YEAR),
-    samples: ['Delhi High Court, Bombay High Court', 'Writ Petition (Civil)', 'wp(c)', '2019', 'Lucknow Bench of Allahabad High Court'],
+    label: 'resolveFilters (court list, caseType, judgeName, year: one value each)',
+    maxLength: CAP.filter.court.length,
+    parse: (v) =>
+      resolveFilters(
+        {
+          court: v,
+          caseType: v.slice(0, CAP.filter.caseType.length),
+          judgeName: v.slice(0, CAP.filter.judgeName.length),
+          year: v.slice(0, CAP.filter.year.length),
+        },
+        CURRENT_YEAR,
+      ),
+    samples: FILTER_SAMPLES,
+  },
+  {
+    label: 'resolveFilters (court, caseType, judgeName, year: every value each takes)',
+    maxLength: CAP.filter.judgeName.length,
+    parse: (v) =>
+      resolveFilters(
+        {
+          court: atMost('court', v.replaceAll(',', ' ')),
+          caseType: atMost('caseType', v.slice(0, CAP.filter.caseType.length)),
+          judgeName: atMost('judgeName', v),
+          year: atMost('year', v.slice(0, CAP.filter.year.length)),
+        },
+        CURRENT_YEAR,
+      ),
+    samples: FILTER_SAMPLES,
   },
   { label: 'normalisePartyName', maxLength: CAP.name, parse: normalisePartyName, samples: NAMES },
   { label: 'parseScreenedName', maxLength: CAP.name, parse: (n) => parseScreenedName(n, 'company'), samples: NAMES },

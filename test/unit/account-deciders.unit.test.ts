@@ -1,7 +1,7 @@
 /** Given events, when a command, then events or a tagged error: the account deciders, no IO. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideApiKey, evolveApiKey, initialApiKey, type ApiKeyEvent } from '../../src/domain/api-key/api-key.ts';
+import { decideApiKey, evolveApiKey, initialApiKey, MAX_KEY_NAME_LENGTH, rotatedName, type ApiKeyEvent } from '../../src/domain/api-key/api-key.ts';
 import { fold } from '../../src/domain/decider.ts';
 import {
   decideOrganization,
@@ -43,6 +43,21 @@ describe('API key decider', () => {
       ok: false,
       error: { tag: 'KeyNotFound' },
     });
+  });
+
+  it('rotation always works: the replacement is named with " (rotated)" and never outgrows the name cap', () => {
+    assert.equal(rotatedName('Research notebook'), 'Research notebook (rotated)');
+    let name = 'x'.repeat(MAX_KEY_NAME_LENGTH);
+    for (let i = 0; i < 20; i += 1) {
+      name = rotatedName(name);
+      assert.ok(name.length <= MAX_KEY_NAME_LENGTH, `rotation ${String(i + 1)}: ${String(name.length)} characters`);
+      assert.ok(name.endsWith(' (rotated)'));
+      const replacement = decideApiKey(
+        { type: 'CreateApiKey', key: { ...key, name }, at: '2026-11-26T10:00:00.000Z', rotatedFrom: 'key_old' },
+        initialApiKey,
+      );
+      assert.ok(replacement.ok, `rotation ${String(i + 1)} is accepted`);
+    }
   });
 
   it('revokes once; revoking again records nothing', () => {

@@ -5,7 +5,7 @@
  * worker that dies mid-activity has it retried elsewhere.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { RunEndedError, type AnalysisRuns, type RunRow } from '../../src/application/analysis/analysis-runs.ts';
+import { CoversRestrictedError, RunEndedError, type AnalysisRuns, type RunRow } from '../../src/application/analysis/analysis-runs.ts';
 import type { CaseReader, CaseView } from '../../src/application/cases/case-reader.ts';
 import { consolidate } from '../../src/domain/analysis/consolidate.ts';
 import { isAnalysable } from '../../src/domain/analysis/paragraphs.ts';
@@ -36,12 +36,17 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
     return run;
   }
 
-  /** Stores a result, unless the run failed (and was refunded) meanwhile. */
+  /**
+   * Stores a result, unless the run failed (and was refunded) meanwhile. A consolidated
+   * result covering a document restricted while it was made is not stored: the retry
+   * reads the documents afresh, which leaves the restricted one out.
+   */
   async function store(runId: string, result: Parameters<AnalysisRuns['store']>[1]): Promise<void> {
     try {
       await deps.runs.store(runId, result);
     } catch (error) {
       if (error instanceof RunEndedError) throw ApplicationFailure.nonRetryable(error.message, 'RunNotRunning');
+      if (error instanceof CoversRestrictedError) throw ApplicationFailure.retryable(error.message, 'DocumentRestricted');
       throw error;
     }
   }
@@ -96,6 +101,8 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
       const view = await caseOf(run.caseId);
       if (view.text !== null && isAnalysable(view.text)) return { source: 'text' };
       if (run.remoteFetched) return { source: 'remote' };
+      // Stored meanwhile (by another run, a timeline fetch, or an attempt of this one that died
+      // before recording its fetch): nothing is fetched, and storing the run gives the surcharge back.
       if (await deps.documents.exists(judgmentKey(run.caseId))) return { source: 'document' };
       if (!run.allowRemoteFetch)
         throw ApplicationFailure.nonRetryable(`case ${run.caseId} has no readable text or stored document`, 'NoReadableSource');

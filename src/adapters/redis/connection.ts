@@ -20,7 +20,7 @@
  */
 import { createClient, type RedisClientType } from 'redis';
 
-export type RedisClient = RedisClientType;
+type RedisClient = RedisClientType;
 
 /**
  * The bound of one call. A round trip within a region takes well under a millisecond and a
@@ -39,7 +39,7 @@ export const LATE_AFTER_MS = 1_000;
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /** A call that got no answer in time, or that Redis ran after its deadline (and so ignored). */
-export class RedisTimeoutError extends Error {
+class RedisTimeoutError extends Error {
   override readonly name = 'RedisTimeoutError';
 }
 

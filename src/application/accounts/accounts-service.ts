@@ -11,6 +11,7 @@ import {
   decideApiKey,
   evolveApiKey,
   initialApiKey,
+  rotatedName,
   type ApiKeyCommand,
   type ApiKeyError,
   type ApiKeyEvent,
@@ -218,7 +219,7 @@ export class AccountsService {
       const meta = this.#meta(actor, requestId);
       const issued = await this.#issue(
         trx,
-        { userId: key.userId, organizationId: key.organizationId, name: `${key.name} (rotated)`, rotatedFrom: keyId },
+        { userId: key.userId, organizationId: key.organizationId, name: rotatedName(key.name), rotatedFrom: keyId },
         meta,
       );
       if (!issued.ok) return issued;

@@ -5,6 +5,12 @@
  * of the run's workflow. A workflow the engine cannot start is refused to the caller with
  * the run failed and refunded; a start lost to a crash is recovered by the dispatcher
  * (see run-dispatcher.ts).
+ *
+ * A restricted case is returned by no endpoint, and a consolidated analysis is made of its
+ * documents' content: one that covers a document restricted since it was stored is never
+ * served, not even to a caller asking through an open sibling. It counts as none stored,
+ * so the call runs the model again over the documents still open (at the full price: the
+ * caller gets a new analysis, not the stored one) and the new result replaces it.
  */
 import type { Db } from '../../db/database.ts';
 import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
@@ -76,13 +82,22 @@ export class AnalysisRequests {
     return row ? { ...row, caseIds: [caseId] } : null;
   }
 
+  /** The stored consolidated analysis of a case number, or null: none stored, or it covers a restricted document (see the header). */
   async storedConsolidated(caseNumberNormalised: string): Promise<StoredAnalysis | null> {
     const row = await this.deps.db
       .selectFrom('consolidatedAnalyses')
       .select(['runId', 'model', 'analysis', 'storedAt', 'caseIds'])
       .where('caseNumberNormalised', '=', caseNumberNormalised)
       .executeTakeFirst();
-    return row ? { ...row, caseIds: row.caseIds as string[] } : null;
+    if (!row) return null;
+    const caseIds = row.caseIds as string[];
+    const restricted = await this.deps.db
+      .selectFrom('cases')
+      .select('caseId')
+      .where('caseId', 'in', caseIds)
+      .where('restricted', '=', true)
+      .executeTakeFirst();
+    return restricted ? null : { ...row, caseIds };
   }
 
   /** The caller's latest run on a case, for GET /cases/:id/analysis to report progress or failure. */
@@ -223,13 +238,19 @@ export class AnalysisRequests {
     return final === 'stored' ? this.#ended(runId, final) : { outcome: 'failed', reason };
   }
 
-  /** The answer for a consolidated run that ended: its stored analysis, or a refusal that charged nothing. */
+  /**
+   * The answer for a consolidated run that ended: its stored analysis, or an answer that
+   * charged nothing. A document it covers can be restricted between the store and this
+   * read; the analysis is then withheld and its charge given back.
+   */
   async #ended(runId: string, status: 'failed' | 'stored'): Promise<ConsolidatedRequest> {
     if (status === 'failed') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
     const run = await this.deps.runs.run(runId);
-    const stored = run ? await this.storedConsolidated(run.caseNumberNormalised) : null;
-    if (!stored) throw new Error(`consolidated run ${runId} is stored but its analysis cannot be read`);
-    return { outcome: 'stored', stored, charged: PRICES.analyzeConsolidated.credits };
+    if (!run) throw new Error(`consolidated run ${runId} is stored but cannot be read`);
+    const stored = await this.storedConsolidated(run.caseNumberNormalised);
+    if (stored) return { outcome: 'stored', stored, charged: PRICES.analyzeConsolidated.credits };
+    await this.deps.runs.refundWithheld(runId);
+    return { outcome: 'failed', reason: 'a document the analysis covers was restricted as it completed' };
   }
 
   async #cacheHit(stored: StoredAnalysis, accountId: string, requestId: string, price: number): Promise<CacheHit> {

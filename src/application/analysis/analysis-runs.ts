@@ -1,9 +1,11 @@
 /**
  * Commands on analysis runs, each in one transaction with its payment: admission (the
- * concurrency cap, the charge or reservation and the AnalysisRunAdmitted event commit
- * together or not at all), the remote-fetch surcharge, storing the result (settling what
- * the run held) and failing (giving every credit of the run back). Workflow activities call
- * these; each is safe to repeat, because Temporal retries activities after a crash.
+ * concurrency cap, the charges or reservation and the AnalysisRunAdmitted event commit
+ * together or not at all), the record of a remote fetch, storing the result (settling what
+ * the run held, and giving back a remote-fetch surcharge the run did not earn) and failing
+ * (giving every credit of the run back). The ledger moves in the transaction that appends
+ * the run's event, and the run's status decides whether it moves, so each is done once
+ * however often an activity is retried (Temporal retries activities after a crash).
  */
 import { sql } from 'kysely';
 import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
@@ -14,6 +16,7 @@ import {
   evolveAnalysisRequest,
   initialAnalysisRequest,
   nextRunId,
+  surchargeIdOf,
   type AnalysisRequestCommand,
   type AnalysisRequestError,
   type AnalysisRequestEvent,
@@ -43,7 +46,7 @@ export interface AdmitInput {
   /** Single runs are charged at admission; consolidated runs reserve and settle when stored. */
   readonly payment: { readonly kind: 'charge' } | { readonly kind: 'reserve'; readonly holdForMs: number };
   readonly allowRemoteFetch: boolean;
-  /** The run fetches its document from the court's site: its price includes the surcharge. */
+  /** The run fetches its document from the court's site: it is charged the surcharge too (single runs only). */
   readonly remoteFetchPlanned: boolean;
   /** Running runs the account may have; null: no cap. */
   readonly concurrencyCap: number | null;
@@ -95,6 +98,21 @@ export class RunEndedError extends Error {
   }
 }
 
+/**
+ * A consolidated result covers a document restricted while the run analysed it: it is not
+ * kept, and the activity's next attempt analyses the documents still open.
+ */
+export class CoversRestrictedError extends Error {
+  override readonly name = 'CoversRestrictedError';
+
+  constructor(
+    readonly runId: string,
+    readonly caseIds: readonly string[],
+  ) {
+    super(`analysis run ${runId} covers ${String(caseIds.length)} document(s) restricted since it read them`);
+  }
+}
+
 /** Thrown inside an admission transaction to roll it back with the refusal. */
 class Refused extends Error {
   constructor(readonly refusal: AdmitRefusal) {
@@ -126,7 +144,6 @@ export class AnalysisRuns {
   }
 
   async #admit(trx: Trx, input: AdmitInput): Promise<AdmitResult> {
-    const { credits } = this.deps;
     if (input.concurrencyCap !== null) {
       // Serialises the account's admissions so two cannot both take the last slot.
       await sql`select pg_advisory_xact_lock(hashtext(${`analysis-admission:${input.accountId}`}))`.execute(trx);
@@ -146,15 +163,7 @@ export class AnalysisRuns {
       initialAnalysisRequest,
     );
     const runId = nextRunId(input.subject, state);
-
-    const price = input.price + (input.remoteFetchPlanned ? PRICES.analyze.remoteFetch : 0);
-    // The charge is the run's (it reverses it on failure); its request reference is the call that was charged.
-    const paid =
-      input.payment.kind === 'charge'
-        ? await credits.chargeNow(input.accountId, price, input.requestId, trx, runId)
-        : await credits.reserve(input.accountId, price, input.requestId, input.payment.holdForMs, trx);
-    if (!paid.ok) throw this.#refusal(paid.error);
-    const paymentId = 'reservationId' in paid.value ? paid.value.reservationId : paid.value.chargeId;
+    const { paymentId, surchargeId, price, balance } = await this.#pay(trx, input, runId);
     const decided = await handleCommand(
       this.deps.store,
       aggregate,
@@ -167,6 +176,7 @@ export class AnalysisRuns {
         price,
         allowRemoteFetch: input.allowRemoteFetch,
         remoteFetchPlanned: input.remoteFetchPlanned,
+        surchargeId,
         requestId: input.requestId,
         now: this.deps.clock.now().toISOString(),
       },
@@ -174,12 +184,47 @@ export class AnalysisRuns {
       trx,
     );
     if (!decided.ok) throw new Error(`admission refused by the aggregate: ${decided.error.tag}`);
-    return { ok: true, runId, balance: paid.value.balance, charged: input.payment.kind === 'charge' ? price : 0 };
+    return { ok: true, runId, balance, charged: input.payment.kind === 'charge' ? price : 0 };
   }
 
-  #refusal(error: { tag: string; required?: number; balance?: number }): Refused {
+  /**
+   * Pays for the run inside the admitting transaction. A single run is charged under its
+   * run id (so it can reverse the charge when it fails) and, when it plans a remote fetch,
+   * charged the surcharge apart under `surchargeIdOf(runId)`: the ledger reverses only
+   * whole charges, and a run that finds its document already stored gives the surcharge
+   * alone back. Both charges name the admitting request, so that request's audited
+   * creditsDeducted is their sum (finance reconcile compares a success gross). A
+   * consolidated run reserves its price.
+   */
+  async #pay(
+    trx: Trx,
+    input: AdmitInput,
+    runId: string,
+  ): Promise<{ paymentId: string; surchargeId: string | null; price: number; balance: number }> {
+    const { credits } = this.deps;
+    if (input.payment.kind === 'reserve') {
+      const held = await credits.reserve(input.accountId, input.price, input.requestId, input.payment.holdForMs, trx);
+      if (!held.ok) throw this.#refusal(held.error);
+      return { paymentId: held.value.reservationId, surchargeId: null, price: input.price, balance: held.value.balance };
+    }
+    const charged = await credits.chargeNow(input.accountId, input.price, input.requestId, trx, runId);
+    if (!charged.ok) throw this.#refusal(charged.error);
+    if (!input.remoteFetchPlanned) return { paymentId: runId, surchargeId: null, price: input.price, balance: charged.value.balance };
+    const surchargeId = surchargeIdOf(runId);
+    const surcharge = await credits.chargeNow(input.accountId, PRICES.analyze.remoteFetch, input.requestId, trx, surchargeId);
+    // The refusal states the whole price against the balance before the run's charge, which rolls back with it.
+    if (!surcharge.ok) throw this.#refusal(surcharge.error, input.price);
+    return { paymentId: runId, surchargeId, price: input.price + PRICES.analyze.remoteFetch, balance: surcharge.value.balance };
+  }
+
+  /** An InsufficientCredits refusal as the caller sees it, counting `alreadyCharged` in this transaction. */
+  #refusal(error: { tag: string; required?: number; balance?: number }, alreadyCharged = 0): Refused {
     if (error.tag === 'InsufficientCredits' && error.required !== undefined && error.balance !== undefined) {
-      return new Refused({ tag: 'InsufficientCredits', required: error.required, balance: error.balance });
+      return new Refused({
+        tag: 'InsufficientCredits',
+        required: error.required + alreadyCharged,
+        balance: error.balance + alreadyCharged,
+      });
     }
     throw new Error(`payment refused: ${error.tag}`);
   }
@@ -189,15 +234,19 @@ export class AnalysisRuns {
     return (row as RunRow | undefined) ?? null;
   }
 
-  /** Records the fetch of a run's document (already paid at admission). */
+  /** Records the fetch of a run's document (paid at admission; a run that stores without this record gives the surcharge back). */
   async recordRemoteFetch(runId: string, fetched: { url: string; bytes: number }): Promise<void> {
-    await this.#onRun(runId, (trx, run) => this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, ...fetched, now: this.#now() }));
+    await this.#onRun(runId, async (trx, run) => {
+      await this.#decide(trx, run, { type: 'RecordRemoteFetch', runId, ...fetched, now: this.#now() });
+    });
   }
 
   /**
-   * Keeps the result; a consolidated run's reservation is settled at its price. A run that
+   * Keeps the result; a consolidated run's reservation is settled at its price, and a
+   * single run that fetched nothing gives its remote-fetch surcharge back. A run that
    * already failed was refunded: its result is not kept (RunEndedError), so nobody gets a
-   * result they were given their credits back for.
+   * result they were given their credits back for. Nor is a consolidated result covering a
+   * document restricted meanwhile (CoversRestrictedError).
    */
   async store(runId: string, result: { model: string; caseIds: string[]; analysis: unknown }): Promise<void> {
     await this.#onRun(runId, async (trx, run) => {
@@ -205,10 +254,47 @@ export class AnalysisRuns {
       if (run.status === 'failed') throw new RunEndedError(runId, run.status);
       const { credits } = this.deps;
       if (run.kind === 'consolidated') {
+        const restricted = await this.#restrictedAmong(trx, result.caseIds);
+        if (restricted.length > 0) throw new CoversRestrictedError(runId, restricted);
         const settled = await credits.settle(run.accountId, run.paymentId, PRICES.analyzeConsolidated.credits, trx);
         if (!settled.ok) throw new Error(`settling ${runId}: ${settled.error.tag}`);
       }
-      await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
+      const events = await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
+      await this.#returnSurcharges(trx, run, events, `analysis run ${runId} found its document stored and fetched nothing`);
+    });
+  }
+
+  /**
+   * The documents among `caseIds` that are restricted, read under a share lock on their
+   * rows: a restriction (which locks the row to set the flag) committing meanwhile either
+   * waits for this transaction or is seen by it, so no stored result covers a document
+   * restricted before the store committed.
+   */
+  async #restrictedAmong(trx: Trx, caseIds: readonly string[]): Promise<string[]> {
+    const rows = await trx
+      .selectFrom('cases')
+      .select(['caseId', 'restricted'])
+      .where('caseId', 'in', caseIds)
+      .orderBy('caseId')
+      .forShare()
+      .execute();
+    return rows.filter((r) => r.restricted).map((r) => r.caseId);
+  }
+
+  /**
+   * Gives back what a stored consolidated run was charged when its analysis is withheld
+   * before its caller saw it (a document it covers was restricted just after it stored):
+   * the caller keeps nothing for an answer they did not get. A second call records nothing.
+   */
+  async refundWithheld(runId: string): Promise<void> {
+    await this.#onRun(runId, async (trx, run) => {
+      const reversed = await this.deps.credits.reverse(
+        run.accountId,
+        run.paymentId,
+        `consolidated analysis ${runId} withheld: a document it covers was restricted`,
+        trx,
+      );
+      if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
     });
   }
 
@@ -230,9 +316,19 @@ export class AnalysisRuns {
           ? await credits.reverse(run.accountId, run.paymentId, `analysis run ${runId} failed`, trx)
           : await credits.release(run.accountId, run.paymentId, trx);
       if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
-      await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
+      const events = await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
+      await this.#returnSurcharges(trx, run, events, `analysis run ${runId} failed`);
     });
     return ended;
+  }
+
+  /** Reverses in the ledger each surcharge the run's decision returned. */
+  async #returnSurcharges(trx: Trx, run: RunRow, events: readonly AnalysisRequestEvent[], reason: string): Promise<void> {
+    for (const event of events) {
+      if (event.type !== 'RemoteFetchSurchargeReturned') continue;
+      const reversed = await this.deps.credits.reverse(run.accountId, event.data.chargeId, reason, trx);
+      if (!reversed.ok) throw new Error(`returning the surcharge of ${run.runId}: ${reversed.error.tag}`);
+    }
   }
 
   /** Runs whose admission committed but whose workflow was not seen to start (the outbox). */
@@ -276,7 +372,8 @@ export class AnalysisRuns {
     return row as RunRow;
   }
 
-  async #decide(trx: Trx, run: RunRow, command: AnalysisRequestCommand): Promise<void> {
+  /** Decides and appends the command on the run's stream; the events it recorded (none when it changed nothing). */
+  async #decide(trx: Trx, run: RunRow, command: AnalysisRequestCommand): Promise<AnalysisRequestEvent[]> {
     const decided = await handleCommand(
       this.deps.store,
       aggregate,
@@ -286,6 +383,7 @@ export class AnalysisRuns {
       trx,
     );
     if (!decided.ok) throw new Error(`${command.type} on ${run.runId}: ${decided.error.tag}`);
+    return decided.events;
   }
 
   #now(): string {

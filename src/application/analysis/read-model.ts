@@ -38,6 +38,9 @@ async function apply(trx: Trx, event: AnalysisRequestEvent): Promise<void> {
     case 'RemoteDocumentFetched':
       await trx.updateTable('analysisRuns').set({ remoteFetched: true }).where('runId', '=', event.data.runId).execute();
       return;
+    case 'RemoteFetchSurchargeReturned':
+      // The refund is the ledger's ChargeReversed, written in this transaction; the run's row keeps what it was admitted with.
+      return;
     case 'AnalysisStored': {
       const d = event.data;
       const run = await trx

@@ -26,7 +26,15 @@ export class IdempotencyService {
    * With a `sealer`, records keep a keyed fingerprint and a sealed response body (see
    * record-sealer.ts); without one, both are stored as they come.
    */
-  constructor(private readonly deps: { store: PostgresEventStore; clock: Clock; sealer?: IdempotencyRecordSealer }) {}
+  constructor(
+    private readonly deps: {
+      store: PostgresEventStore;
+      clock: Clock;
+      sealer?: IdempotencyRecordSealer;
+      /** How long a call may stay in flight before a retry with its key may take over: past the longest call. */
+      takeoverAfterMs: number;
+    },
+  ) {}
 
   async #state(streamId: string): Promise<{ state: IdempotencyState; version: number }> {
     const { events, version } = await this.deps.store.readStream(streamId);
@@ -66,7 +74,7 @@ export class IdempotencyService {
     const now = this.deps.clock.now().toISOString();
     const streamId = idempotencyStream(keyId, idempotencyKey);
     const print = this.deps.sealer ? await this.deps.sealer.fingerprint(fingerprint) : fingerprint;
-    const result = await this.#run(streamId, { type: 'Begin', fingerprint: print, requestId, now }, requestId);
+    const result = await this.#run(streamId, { type: 'Begin', fingerprint: print, requestId, now, takeoverAfterMs: this.deps.takeoverAfterMs }, requestId);
     if (!result.ok) return result.error;
     if (result.appended) return { kind: 'proceed' };
     // Nothing recorded and nothing refused: the record holds a response to replay.

@@ -130,6 +130,8 @@ export function resolveSemanticFilters(query: string, input: SemanticFilterInput
       ...(input.judge === undefined ? {} : { judge: input.judge }),
       ...(input.decisionDate?.$gte === undefined ? {} : { fromDate: input.decisionDate.$gte }),
       ...(input.decisionDate?.$lte === undefined ? {} : { toDate: input.decisionDate.$lte }),
+      // Only to hold it to the filter limits before it is read; the case numbers are applied below.
+      ...(input.caseNumber === undefined ? {} : { caseNumber: input.caseNumber }),
     },
     currentYear,
   );

@@ -3,10 +3,13 @@
  * a case number for consolidated runs) recording every model run admitted on it and how
  * each ended. Run n of a subject is `<prefix>-<n>`, which is also its Temporal workflow id,
  * so a run can be started at most once. A run is paid at admission (a charge for single
- * runs, including the remote-fetch surcharge when it is admitted to fetch its document; a
- * reservation for consolidated ones); it ends either stored (the analysis is kept) or
- * failed (the payment is given back). A run admitted to fetch does fetch (or fails), so
- * the surcharge is only ever kept when a fetch happened. A stored run is never failed afterwards, and a
+ * runs; a reservation for consolidated ones); it ends either stored (the analysis is kept)
+ * or failed (the payment is given back). A single run admitted to fetch its document from
+ * the court's site also pays the remote-fetch surcharge, as a charge of its own: the spec
+ * prices it "with remote fetch actually performed", and a run can find the document
+ * already stored when it gets to it (another run or a timeline fetch stored it
+ * meanwhile). Storing a run that fetched nothing therefore returns the surcharge, and
+ * failing a run returns it with the rest. A stored run is never failed afterwards, and a
  * failed run never stores, so no run is both charged and without a result.
  */
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
@@ -34,11 +37,19 @@ export type AnalysisRequestEvent =
         allowRemoteFetch: boolean;
         /** The run fetches its document from the court's site; its price includes the surcharge. */
         remoteFetchPlanned: boolean;
+        /**
+         * The ledger charge of the surcharge, apart from `paymentId`'s; null when none was
+         * charged. Absent from runs admitted before it was charged apart: their surcharge is
+         * inside the `paymentId` charge, which is only ever given back whole.
+         */
+        surchargeId?: string | null;
         requestId: string;
         admittedAt: string;
       };
     }
   | { type: 'RemoteDocumentFetched'; data: { runId: string; url: string; bytes: number; fetchedAt: string } }
+  /** The run did not earn its surcharge (it fetched nothing, or it failed): the charge `chargeId` goes back. */
+  | { type: 'RemoteFetchSurchargeReturned'; data: { runId: string; chargeId: string; returnedAt: string } }
   | {
       type: 'AnalysisStored';
       data: { runId: string; model: string; caseIds: string[]; analysis: unknown; storedAt: string };
@@ -54,6 +65,8 @@ export type AnalysisRequestCommand =
       price: number;
       allowRemoteFetch: boolean;
       remoteFetchPlanned: boolean;
+      /** The surcharge's own charge (`surchargeIdOf(runId)`), or null when the run pays none. */
+      surchargeId: string | null;
       requestId: string;
       now: string;
     }
@@ -68,6 +81,8 @@ export interface RunState {
   readonly paymentId: string;
   readonly status: RunStatus;
   readonly remoteFetched: boolean;
+  /** The surcharge charge a run may have to give back; null when it paid none apart. */
+  readonly surchargeId: string | null;
 }
 
 export interface AnalysisRequestState {
@@ -92,9 +107,23 @@ export function runIdOf(subject: AnalysisSubject, n: number): string {
   return `${PREFIX[subject.kind]}-${key}-${String(n)}`;
 }
 
+/** The ledger charge id of a run's remote-fetch surcharge: the server's own, in the run's namespace. */
+export function surchargeIdOf(runId: string): string {
+  return `${runId}:remote-fetch`;
+}
+
 /** The id the next admitted run of this subject will get. */
 export function nextRunId(subject: AnalysisSubject, state: AnalysisRequestState): string {
   return runIdOf(subject, state.admitted + 1);
+}
+
+/**
+ * The surcharge going back when a run ends: one that stores keeps it only if it fetched,
+ * one that fails gives back everything it paid.
+ */
+function unearnedSurcharge(runId: string, run: RunState, ending: 'stored' | 'failed', now: string): AnalysisRequestEvent[] {
+  if (run.surchargeId === null || (ending === 'stored' && run.remoteFetched)) return [];
+  return [{ type: 'RemoteFetchSurchargeReturned', data: { runId, chargeId: run.surchargeId, returnedAt: now } }];
 }
 
 function running(state: AnalysisRequestState, runId: string): { ok: true; run: RunState } | { ok: false; error: AnalysisRequestError } {
@@ -122,6 +151,7 @@ export function decideAnalysisRequest(
           price: command.price,
           allowRemoteFetch: command.allowRemoteFetch,
           remoteFetchPlanned: command.remoteFetchPlanned,
+          surchargeId: command.surchargeId,
           requestId: command.requestId,
           admittedAt: command.now,
         },
@@ -142,17 +172,23 @@ export function decideAnalysisRequest(
       if (run?.status === 'stored') return accept();
       const found = running(state, command.runId);
       if (!found.ok) return refuse(found.error);
-      return accept({
-        type: 'AnalysisStored',
-        data: { runId: command.runId, model: command.model, caseIds: command.caseIds, analysis: command.analysis, storedAt: command.now },
-      });
+      return accept<AnalysisRequestEvent>(
+        {
+          type: 'AnalysisStored',
+          data: { runId: command.runId, model: command.model, caseIds: command.caseIds, analysis: command.analysis, storedAt: command.now },
+        },
+        ...unearnedSurcharge(command.runId, found.run, 'stored', command.now),
+      );
     }
     case 'FailRun': {
       const run = state.runs[command.runId];
       if (run?.status === 'failed') return accept();
       const found = running(state, command.runId);
       if (!found.ok) return refuse(found.error);
-      return accept({ type: 'AnalysisRunFailed', data: { runId: command.runId, reason: command.reason, failedAt: command.now } });
+      return accept<AnalysisRequestEvent>(
+        { type: 'AnalysisRunFailed', data: { runId: command.runId, reason: command.reason, failedAt: command.now } },
+        ...unearnedSurcharge(command.runId, found.run, 'failed', command.now),
+      );
     }
     default:
       return assertNever(command);
@@ -171,11 +207,20 @@ export function evolveAnalysisRequest(state: AnalysisRequestState, event: Analys
         admitted: state.admitted + 1,
         runs: {
           ...state.runs,
-          [event.data.runId]: { accountId: event.data.accountId, paymentId: event.data.paymentId, status: 'running', remoteFetched: false },
+          [event.data.runId]: {
+            accountId: event.data.accountId,
+            paymentId: event.data.paymentId,
+            status: 'running',
+            remoteFetched: false,
+            surchargeId: event.data.surchargeId ?? null,
+          },
         },
       };
     case 'RemoteDocumentFetched':
       return withRun(state, event.data.runId, (run) => ({ ...run, remoteFetched: true }));
+    case 'RemoteFetchSurchargeReturned':
+      // Returned once, when the run ended: the ended status is what keeps it from returning again.
+      return state;
     case 'AnalysisStored':
       return withRun(state, event.data.runId, (run) => ({ ...run, status: 'stored' }));
     case 'AnalysisRunFailed':
@@ -188,6 +233,7 @@ export function evolveAnalysisRequest(state: AnalysisRequestState, event: Analys
 export const ANALYSIS_REQUEST_EVENT_TYPES: readonly AnalysisRequestEvent['type'][] = [
   'AnalysisRunAdmitted',
   'RemoteDocumentFetched',
+  'RemoteFetchSurchargeReturned',
   'AnalysisStored',
   'AnalysisRunFailed',
 ];

@@ -7,6 +7,20 @@ import { accept, assertNever, refuse, type Decision } from '../decider.ts';
 
 export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
+/** Longest key name a key may carry. */
+export const MAX_KEY_NAME_LENGTH = 120;
+const ROTATED_SUFFIX = ' (rotated)';
+
+/**
+ * The spec's name of a rotated replacement: the old name suffixed ' (rotated)'. A name that
+ * would outgrow the cap (a key rotated again and again) loses the end of its old name
+ * instead, so a rotation never fails for its name.
+ */
+export function rotatedName(name: string): string {
+  const room = MAX_KEY_NAME_LENGTH - ROTATED_SUFFIX.length;
+  return `${name.length > room ? name.slice(0, room).trimEnd() : name}${ROTATED_SUFFIX}`;
+}
+
 export interface KeyIdentity {
   readonly keyId: string;
   readonly userId: string;
@@ -44,7 +58,7 @@ export function decideApiKey(command: ApiKeyCommand, state: ApiKeyState): Decisi
   switch (command.type) {
     case 'CreateApiKey':
       if (state.status !== 'none') return refuse({ tag: 'KeyExists' });
-      if (command.key.name.trim().length === 0 || command.key.name.length > 120) return refuse({ tag: 'InvalidName' });
+      if (command.key.name.trim().length === 0 || command.key.name.length > MAX_KEY_NAME_LENGTH) return refuse({ tag: 'InvalidName' });
       return accept({
         type: 'ApiKeyCreated',
         data: { ...command.key, name: command.key.name.trim(), createdAt: command.at, rotatedFrom: command.rotatedFrom },

@@ -7,8 +7,15 @@
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
 
 export const IDEMPOTENCY_WINDOW_MS = 24 * 60 * 60 * 1000;
-/** Longer than any synchronous call runs (consolidated analysis takes minutes). */
-export const IN_FLIGHT_TIMEOUT_MS = 10 * 60 * 1000;
+
+/**
+ * How long a call may stay in flight before a retry with its key may take it over: the
+ * longest a call can run (a consolidated analysis waits out its whole deadline) plus a
+ * margin for its last writes, so a slow call still running is never run a second time.
+ */
+export function inFlightTakeoverMs(longestCallMs: number): number {
+  return longestCallMs + 10 * 60_000;
+}
 
 export interface StoredResponse {
   readonly status: number;
@@ -22,7 +29,12 @@ export type IdempotencyEvent =
   | { type: 'IdempotentCallAbandoned'; data: { requestId: string; abandonedAt: string } };
 
 export type IdempotencyCommand =
-  | { type: 'Begin'; fingerprint: string; requestId: string; now: string }
+  /**
+   * `takeoverAfterMs`: how long a call may stay in flight before another with the key may
+   * take it over (it crashed). It must exceed the longest a call can run, or a slow call
+   * still running would be run twice.
+   */
+  | { type: 'Begin'; fingerprint: string; requestId: string; now: string; takeoverAfterMs: number }
   | { type: 'Complete'; requestId: string; now: string; response: StoredResponse }
   | { type: 'Abandon'; requestId: string; now: string };
 
@@ -41,13 +53,18 @@ export const initialIdempotency: IdempotencyState = { status: 'none' };
 const elapsed = (from: string, to: string) => Date.parse(to) - Date.parse(from);
 
 /** What a new call with this key may do, given the record (pure; no events). */
-export function admit(state: IdempotencyState, fingerprint: string, now: string): IdempotencyOutcome | IdempotencyError {
+export function admit(
+  state: IdempotencyState,
+  fingerprint: string,
+  now: string,
+  takeoverAfterMs: number,
+): IdempotencyOutcome | IdempotencyError {
   switch (state.status) {
     case 'none':
     case 'abandoned':
       return { kind: 'proceed' };
     case 'in-flight':
-      if (elapsed(state.startedAt, now) >= IN_FLIGHT_TIMEOUT_MS) return { kind: 'proceed' };
+      if (elapsed(state.startedAt, now) >= takeoverAfterMs) return { kind: 'proceed' };
       return state.fingerprint === fingerprint ? { tag: 'InProgress' } : { tag: 'KeyReused' };
     case 'completed':
       if (elapsed(state.startedAt, now) >= IDEMPOTENCY_WINDOW_MS) return { kind: 'proceed' };
@@ -60,7 +77,7 @@ export function admit(state: IdempotencyState, fingerprint: string, now: string)
 export function decideIdempotency(command: IdempotencyCommand, state: IdempotencyState): Decision<IdempotencyEvent, IdempotencyError> {
   switch (command.type) {
     case 'Begin': {
-      const verdict = admit(state, command.fingerprint, command.now);
+      const verdict = admit(state, command.fingerprint, command.now, command.takeoverAfterMs);
       if ('tag' in verdict) return refuse(verdict);
       if (verdict.kind === 'replay') return accept();
       return accept({

@@ -57,10 +57,13 @@ function agreementOf(q: NameToken, c: NameToken): TokenAgreement | null {
   // A slip is one edit, or two in a word of seven letters or more: words of lengths further apart are different words.
   if (shorter < 4 || Math.abs(q.canon.length - c.canon.length) > 2) return null;
   const slips = shorter >= 7 ? 2 : 1;
+  // The key and the written form are often the canonical spelling itself: each pair of spellings is counted once.
+  const keysAsCanon = q.key === q.canon && c.key === c.canon;
+  const writtenSeen = (q.written === q.canon && c.written === c.canon) || (q.written === q.key && c.written === c.key);
   const slipped =
     editsWithin(q.canon, c.canon, slips) <= slips ||
-    editsWithin(q.key, c.key, slips) <= slips ||
-    editsWithin(q.written, c.written, slips) <= slips ||
+    (!keysAsCanon && editsWithin(q.key, c.key, slips) <= slips) ||
+    (!writtenSeen && editsWithin(q.written, c.written, slips) <= slips) ||
     jaroWinkler(q.key, c.key) >= 0.94;
   if (!slipped) return null;
   return shorter >= 7 ? 'typo' : 'shortTypo';

@@ -36,8 +36,8 @@ export const SAME_PERSON = 0.85;
 
 /** How much of the caller's names a check compares (see the module header). */
 export const COMPARED = {
-  entry: { names: 8, tokens: 24 },
-  side: { names: 16, tokens: 64 },
+  entry: { names: 8, tokens: 16 },
+  side: { names: 16, tokens: 48 },
 } as const;
 
 interface Budget {

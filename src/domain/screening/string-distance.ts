@@ -128,7 +128,10 @@ export function editsWithin(a: string, b: string, limit: number): number {
       if (best < rowBest) rowBest = best;
     }
     if (rowBest > limit) return over;
-    [before, previous, current] = [previous, current, before];
+    const spare = before;
+    before = previous;
+    previous = current;
+    current = spare;
   }
   return d[previous + b.length]!;
 }

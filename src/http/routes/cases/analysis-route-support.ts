@@ -1,12 +1,15 @@
 /**
  * What the three analysis routes share: their dependencies, the stored-analysis body
- * (the analysis with the case it describes, the model that produced it and when), and the
- * mapping of admission refusals onto the spec's error codes.
+ * (the analysis with the case it describes, the model that produced it and when, its
+ * prose watermarked for the caller's billing account as it leaves, the stored analysis
+ * staying clean), and the mapping of admission refusals onto the spec's error codes.
  */
 import { z } from '@hono/zod-openapi';
 import type { AnalysisRequests, NotAdmitted, StoredAnalysis } from '../../../application/analysis/analysis-requests.ts';
 import type { AdmitRefusal } from '../../../application/analysis/analysis-runs.ts';
 import type { CaseReader, CaseView } from '../../../application/cases/case-reader.ts';
+import type { CaseAnalysis } from '../../../domain/analysis/case-analysis.ts';
+import { watermarkProse } from '../../../domain/analysis/watermark-prose.ts';
 import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
 import { CaseAnalysisSchema } from './analysis-schemas.ts';
 
@@ -19,6 +22,9 @@ export interface AnalysisRouteDeps {
   readonly basePath: string;
 }
 
+/** Marks prose with a billing account's watermark: the research routes' own, so case text and analyses carry the same tag. */
+export type Watermark = (accountId: string, text: string) => string;
+
 export const StoredAnalysisSchema = z.object({
   caseId: z.string(),
   caseNumber: z.string(),
@@ -30,12 +36,14 @@ export const StoredAnalysisSchema = z.object({
   documents: z.array(z.string()).openapi({ description: 'The document ids the analysis covers (several for a consolidated analysis).' }),
 });
 
-export function storedAnalysisOf(view: CaseView, stored: StoredAnalysis) {
+/** The body of a stored analysis as `accountId` receives it. */
+export function storedAnalysisOf(view: CaseView, stored: StoredAnalysis, watermark: Watermark, accountId: string) {
+  const analysis = watermarkProse(stored.analysis as CaseAnalysis, (text) => watermark(accountId, text));
   return {
     caseId: view.caseId,
     caseNumber: view.caseNumber,
     hasAnalysis: true as const,
-    analysis: stored.analysis as z.infer<typeof CaseAnalysisSchema>,
+    analysis: analysis as z.infer<typeof CaseAnalysisSchema>,
     model: stored.model,
     analysedAt: stored.storedAt.toISOString(),
     runId: stored.runId,

@@ -1,5 +1,6 @@
 /**
- * GET /cases/:id/analysis: the stored analysis of a case (1 credit). Without one it
+ * GET /cases/:id/analysis: the stored analysis of a case (1 credit), its prose
+ * watermarked for the caller's billing account. Without one it
  * answers hasAnalysis false with meta.note pointing to POST /cases/:id/analyze, plus the
  * caller's latest run on the case (running, or failed with its charge given back), and is
  * not charged: nothing was read. Free tier: 403 API_TIER_NOT_ALLOWED, not charged.
@@ -15,7 +16,7 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { requireFeature } from '../../tier-gate.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
+import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const LatestRun = z
@@ -65,7 +66,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>)
 export function registerGetCaseAnalysis(
   app: App,
   auth: MiddlewareHandler<AppEnv>,
-  deps: AnalysisRouteDeps & { readonly charging: ChargingDeps },
+  deps: AnalysisRouteDeps & { readonly charging: ChargingDeps; readonly watermark: Watermark },
 ): void {
   app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl)), async (c) => {
     const account = billingAccountOf(principalOf(c));
@@ -88,7 +89,11 @@ export function registerGetCaseAnalysis(
     }
     await charged(c, deps.charging, 'analysisRead', async () => undefined);
     return c.json(
-      { success: true as const, data: storedAnalysisOf(view, stored), meta: { creditsCharged: fixedPrice('analysisRead'), latestRun } },
+      {
+        success: true as const,
+        data: storedAnalysisOf(view, stored, deps.watermark, account),
+        meta: { creditsCharged: fixedPrice('analysisRead'), latestRun },
+      },
       200,
     );
   });

@@ -24,8 +24,8 @@ export interface CaseRouteDeps {
   readonly cases: CaseReader;
   readonly quotas: ReadQuotas;
   readonly charging: ChargingDeps;
-  /** Marks prose with the billing account's watermark. */
-  readonly watermark: (accountId: string, text: string) => string;
+  /** Marks prose with the billing account's watermark, giving the event loop back while a long text is marked. */
+  readonly watermark: (accountId: string, text: string) => Promise<string>;
 }
 
 export const CaseIdParam = z.object({
@@ -117,10 +117,11 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
       throw error;
     }
     const mark = (text: string | null) => (text === null ? null : deps.watermark(account, text));
+    const [summary, text] = [await mark(found.summary), await mark(found.text)];
     return c.json(
       {
         success: true as const,
-        data: { ...caseFieldsOf(found), summary: mark(found.summary), text: mark(found.text) },
+        data: { ...caseFieldsOf(found), summary, text },
         meta: { otherDocuments: [...siblings] },
       },
       200,

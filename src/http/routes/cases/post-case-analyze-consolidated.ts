@@ -4,7 +4,9 @@
  * before the run and charged only when its analysis is stored; a run that fails or passes
  * its deadline releases them. A stored consolidated analysis is returned instead
  * (alreadyExists, 1 credit) unless `force`; so is the result of a run another caller
- * started on the same case number while this call arrived.
+ * started on the same case number while this call arrived. One covering a document
+ * restricted since is never returned: the model runs again without it. The analysis's
+ * prose is watermarked for the caller's billing account.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
@@ -18,7 +20,13 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { requireFeature } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { analysisRefusal, StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
+import {
+  analysisRefusal,
+  StoredAnalysisSchema,
+  storedAnalysisOf,
+  type AnalysisRouteDeps,
+  type Watermark,
+} from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const Body = z
@@ -77,7 +85,7 @@ export function registerPostCaseAnalyzeConsolidated(
   app: App,
   auth: MiddlewareHandler<AppEnv>,
   idempotency: MiddlewareHandler<AppEnv>,
-  deps: AnalysisRouteDeps,
+  deps: AnalysisRouteDeps & { readonly watermark: Watermark },
 ): void {
   app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl), idempotency), async (c) => {
     const account = billingAccountOf(principalOf(c));
@@ -108,7 +116,7 @@ export function registerPostCaseAnalyzeConsolidated(
         return c.json(
           {
             success: true as const,
-            data: { ...storedAnalysisOf(view, result.stored), alreadyExists: result.outcome === 'cache-hit' },
+            data: { ...storedAnalysisOf(view, result.stored, deps.watermark, account), alreadyExists: result.outcome === 'cache-hit' },
             meta: { creditsCharged: price },
           },
           200,

@@ -1,7 +1,9 @@
 /**
  * POST /cases/:id/analyze: admits a background analysis of one case and answers 202 at
- * once, 100 credits charged at admission (a failed run gives them back). A stored analysis
- * is returned instead (alreadyExists, 1 credit) unless `force`. Checks run in the spec's
+ * once, 100 credits charged at admission (a failed run gives them back), plus 20 when the
+ * run plans to fetch its document (given back if it finds the document stored and fetches
+ * nothing). A stored analysis is returned instead (alreadyExists, 1 credit, its prose
+ * watermarked for the caller's billing account) unless `force`. Checks run in the spec's
  * order: the case, the remote-fetch allowlist (whatever the tier or balance), the tier,
  * the readable source (a case with no text and no stored document is refused up front),
  * then the concurrency cap and the balance inside the admitting transaction.
@@ -18,7 +20,13 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { tierNotAllowed } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { analysisRefusal, StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps } from './analysis-route-support.ts';
+import {
+  analysisRefusal,
+  StoredAnalysisSchema,
+  storedAnalysisOf,
+  type AnalysisRouteDeps,
+  type Watermark,
+} from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './get-case.ts';
 
 const Body = z
@@ -49,11 +57,12 @@ const Accepted = z
     }),
     meta: z.object({
       creditsCharged: z.number().int().openapi({
-        description: 'Charged at admission (100, or 120 when the run fetches its document); given back in full if the run fails.',
+        description:
+          'Charged at admission (100, or 120 when the run plans to fetch its document); given back in full if the run fails, and the 20 alone if the run finds the document already stored and fetches nothing.',
       }),
       remoteFetch: z.boolean().openapi({
         description:
-          'The run fetches the document from the court’s site (+20 included in creditsCharged). A run that cannot fetch fails and is refunded, so the surcharge is kept only when a fetch happened.',
+          'The run plans to fetch the document from the court’s site (+20 included in creditsCharged). The surcharge is kept only when a fetch happened: a run that finds the document stored meanwhile gives it back, and one that cannot fetch fails and is refunded.',
       }),
       retryAfterSeconds: z.number().int(),
     }),
@@ -115,7 +124,7 @@ export function registerPostCaseAnalyze(
   app: App,
   auth: MiddlewareHandler<AppEnv>,
   idempotency: MiddlewareHandler<AppEnv>,
-  deps: AnalysisRouteDeps,
+  deps: AnalysisRouteDeps & { readonly watermark: Watermark },
 ): void {
   app.openapi(route(auth, idempotency), async (c) => {
     const principal = principalOf(c);
@@ -146,7 +155,7 @@ export function registerPostCaseAnalyze(
       return c.json(
         {
           success: true as const,
-          data: { ...storedAnalysisOf(view, result.stored), alreadyExists: true as const },
+          data: { ...storedAnalysisOf(view, result.stored, deps.watermark, account), alreadyExists: true as const },
           meta: { creditsCharged: price },
         },
         200,

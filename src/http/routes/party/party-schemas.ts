@@ -47,6 +47,9 @@ const identifier = (kind: IdentifierKind, example: string) =>
     });
 
 const Name = z.string().trim().min(2).max(200);
+/** Longer than any court name, alias or id of /reference/courts (the longest is 77 characters). */
+const MAX_COURT_LENGTH = 200;
+const CourtText = z.string().max(MAX_COURT_LENGTH).trim().min(1);
 
 /** The single-call fields a batch item shares, minus purpose and adjudicate. */
 export const screeningFields = {
@@ -89,14 +92,16 @@ export const screeningFields = {
     .openapi({ description: `Up to ${MAX_KNOWN_PERSONS} associates or relatives; a candidate naming one is a disambiguating signal.` }),
   court: z
     // The document states one entry; the refinement words the 400 the spec asks for.
-    .union([z.string().trim().min(1), z.array(z.string().trim().min(1)).openapi({ minItems: 1, maxItems: 1 })])
+    .union([CourtText, z.array(CourtText).openapi({ minItems: 1, maxItems: 1 })])
     .superRefine((court, ctx) => {
       if (Array.isArray(court) && court.length !== 1)
         ctx.addIssue({ code: 'custom', message: 'one court only: a string, or an array of exactly one' });
     })
     .optional()
-    .openapi({ description: 'One court (name, alias or /reference/courts id); an array of more than one is a 400.' }),
-  since: z.string().refine(isCalendarDate, 'must be a real calendar day written YYYY-MM-DD').optional().openapi({
+    .openapi({
+      description: `One court (name, alias or /reference/courts id), at most ${MAX_COURT_LENGTH} characters; an array of more than one is a 400.`,
+    }),
+  since: z.string().max(10).refine(isCalendarDate, 'must be a real calendar day written YYYY-MM-DD').optional().openapi({
     format: 'date',
     description:
       'YYYY-MM-DD, a real calendar day. Drops a candidate only when every date it has (decision, filing) is before it; candidates with neither are kept. Forces an inconclusive verdict when nothing matches.',

@@ -31,6 +31,7 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, CodedErrorSchema, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
+import { limitsOf, oneOrMany, years } from './filter-schemas.ts';
 import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
 
 export interface SemanticSearchRouteDeps {
@@ -52,19 +53,32 @@ const STATUS_RULE =
   'or success false with a code when the search itself failed: UPSTREAM_UNAVAILABLE when neither the vector path nor the keyword fallback answered. ' +
   'A success-false answer is never charged (no X-Credits-Charged header) and never stored for Idempotency-Key replay (Cache-Control: no-store), so a retry runs again.';
 
-const oneOrMany = z.union([z.string(), z.array(z.string())]);
 /** YYYY-MM-DD and a real calendar day (format: date in the OpenAPI document). */
 const isoDay = z.iso.date();
 
 const Filters = z
   .object({
-    court: oneOrMany.optional().openapi({ description: 'Court name(s) or /reference/courts ids.' }),
-    caseType: oneOrMany.optional().openapi({ description: 'Label (expands to its codes) or code.' }),
-    judgeName: oneOrMany.optional().openapi({ description: 'Exact stored spelling; judges and judge map onto it.' }),
-    judges: oneOrMany.optional(),
-    judge: oneOrMany.optional(),
-    caseYear: z.union([z.number(), z.string(), z.array(z.union([z.number(), z.string()]))]).optional(),
-    caseNumber: oneOrMany.optional().openapi({ description: 'Case number(s) in any printed form.' }),
+    court: oneOrMany('court')
+      .optional()
+      .openapi({ description: `Court name(s) or /reference/courts ids; a comma-separated string is split. ${limitsOf('court')}` }),
+    caseType: oneOrMany('caseType')
+      .optional()
+      .openapi({ description: `Label (expands to its codes) or code. ${limitsOf('caseType')}` }),
+    judgeName: oneOrMany('judgeName')
+      .optional()
+      .openapi({ description: `Exact stored spelling; judges and judge map onto it. ${limitsOf('judgeName')}` }),
+    judges: oneOrMany('judgeName')
+      .optional()
+      .openapi({ description: limitsOf('judgeName') }),
+    judge: oneOrMany('judgeName')
+      .optional()
+      .openapi({ description: limitsOf('judgeName') }),
+    caseYear: years()
+      .optional()
+      .openapi({ description: `Decision year(s). ${limitsOf('year')}` }),
+    caseNumber: oneOrMany('caseNumber')
+      .optional()
+      .openapi({ description: `Case number(s) in any printed form. ${limitsOf('caseNumber')}` }),
     decisionDate: z
       .object({ $gte: isoDay.optional(), $lte: isoDay.optional() })
       .optional()

@@ -23,6 +23,7 @@ import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
+import { limitsOf, oneOrMany, years } from './filter-schemas.ts';
 import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
 
 export interface KeywordSearchRouteDeps {
@@ -34,8 +35,9 @@ export interface KeywordSearchRouteDeps {
 
 export const DEFAULT_LIMIT = 20;
 export const MAX_LIMIT = 100;
+/** A cursor as issued is at most 112 characters (payload with the largest offset, and the MAC). */
+const MAX_CURSOR_LENGTH = 128;
 
-const oneOrMany = (item: z.ZodType<string>) => z.union([item, z.array(item)]);
 /** YYYY-MM-DD and a real calendar day (format: date in the OpenAPI document). */
 const isoDay = z.iso.date();
 
@@ -47,22 +49,26 @@ const Body = z
       .min(1)
       .max(1000)
       .openapi({ example: 'Civil Appeal No. 1918 of 2015', description: 'Words, party names or a case number.' }),
-    court: z
-      .union([z.string(), z.array(z.string())])
+    court: oneOrMany('court')
       .optional()
-      .openapi({ description: 'Court name(s), alias or /reference/courts id; a comma-separated string is split.' }),
-    year: z
-      .union([z.number(), z.string(), z.array(z.union([z.number(), z.string()]))])
+      .openapi({ description: `Court name(s), alias or /reference/courts id; a comma-separated string is split. ${limitsOf('court')}` }),
+    year: years()
       .optional()
-      .openapi({ description: `Decision year(s), ${FIRST_YEAR} to the current year.` }),
-    caseType: oneOrMany(z.string())
+      .openapi({
+        description: `Decision year(s), ${FIRST_YEAR} to the current year. ${limitsOf('year')} For a longer run, fromDate and toDate.`,
+      }),
+    caseType: oneOrMany('caseType')
       .optional()
-      .openapi({ description: 'Label (expands to all its codes) or code; see /reference/case-types.' }),
-    judgeName: oneOrMany(z.string())
+      .openapi({ description: `Label (expands to all its codes) or code; see /reference/case-types. ${limitsOf('caseType')}` }),
+    judgeName: oneOrMany('judgeName')
       .optional()
-      .openapi({ description: 'Exact stored spelling (see /judges/search). Aliases: judges, judge.' }),
-    judges: oneOrMany(z.string()).optional().openapi({ description: 'Alias of judgeName; used when judgeName is absent.' }),
-    judge: oneOrMany(z.string()).optional().openapi({ description: 'Alias of judgeName; used when judgeName and judges are absent.' }),
+      .openapi({ description: `Exact stored spelling (see /judges/search). Aliases: judges, judge. ${limitsOf('judgeName')}` }),
+    judges: oneOrMany('judgeName')
+      .optional()
+      .openapi({ description: `Alias of judgeName; used when judgeName is absent. ${limitsOf('judgeName')}` }),
+    judge: oneOrMany('judgeName')
+      .optional()
+      .openapi({ description: `Alias of judgeName; used when judgeName and judges are absent. ${limitsOf('judgeName')}` }),
     fromDate: isoDay.optional().openapi({ description: 'Inclusive lower bound on decision date, YYYY-MM-DD.' }),
     toDate: isoDay.optional().openapi({ description: 'Inclusive upper bound on decision date, YYYY-MM-DD.' }),
     page: z.number().int().min(1).optional().openapi({ description: 'Default 1. A JSON number; a string is refused.' }),
@@ -75,16 +81,18 @@ const Body = z
     searchAfter: z
       .string()
       .min(1)
-      .max(2000)
+      .max(MAX_CURSOR_LENGTH)
       .optional()
       .openapi({ description: 'pagination.nextCursor of the previous page; takes precedence over page.' }),
     sortBy: z
       .enum(['relevance', 'recent', 'oldest', 'date'])
       .optional()
       .openapi({ description: 'relevance (default), recent, oldest. "date" is a deprecated alias that ranks by relevance.' }),
-    caseNumber: oneOrMany(z.string())
+    caseNumber: oneOrMany('caseNumber')
       .optional()
-      .openapi({ description: 'Accepted but inert: echoed in meta.filters, never applied. Put case numbers in query.' }),
+      .openapi({
+        description: `Accepted but inert: echoed in meta.filters, never applied. Put case numbers in query. ${limitsOf('caseNumber')}`,
+      }),
   })
   .openapi('KeywordSearchRequest');
 

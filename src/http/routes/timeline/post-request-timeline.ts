@@ -36,6 +36,8 @@ const Body = z
     }),
     cnr: z
       .string()
+      // The grouped form is 18 characters; room for spaces around it, no more.
+      .max(30)
       .refine(
         (v) => normaliseCnr(v) !== null,
         'not a CNR: 4 letters and 12 digits, compact or grouped (GAHC010225502018, GAHC01-022550-2018)',
