@@ -7,18 +7,14 @@
  */
 import type { AddressInfo } from 'node:net';
 import { serve } from '@hono/node-server';
-import { HttpRemoteDocuments } from '../src/adapters/http/remote-document-fetcher.ts';
-import { LocalExtractiveAnalyser } from '../src/adapters/llm/local-extractive-analyser.ts';
-import { pdfText } from '../src/adapters/pdf/pdf-text.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
 import { scInAbsSource } from '../src/corpus/sources/sc-inabs.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/open.ts';
-import { createAnalysisActivities } from '../workflows/activities/analysis-activities.ts';
 import { enterpriseUser } from '../test/support/access-fixture.ts';
 import { BASE, buildTestApp } from '../test/support/app.ts';
 import { corpusDir } from '../test/support/corpus.ts';
-import { startTestTemporal, temporalCli } from '../test/support/temporal.ts';
+import { startLocalWorkers, startTestTemporal, temporalCli } from '../test/support/temporal.ts';
 import { median } from './stats.ts';
 
 export interface AnalysisFigures {
@@ -61,18 +57,7 @@ export async function analysisBench(sequential = 20, concurrent = 100, concurren
     if (!key.ok) throw new Error(key.error.tag);
     await t.application.credits.grantToUser(user.value.userId, { amount: 1_000_000, source: 'grant' });
     await ingestCorpus({ db: database.db, corpusDir, now: () => new Date(), sources: [scInAbsSource] });
-    await temporal.startWorker(
-      createAnalysisActivities({
-        runs: t.analysis.runs,
-        cases: t.research.cases,
-        documents: t.documents,
-        analyser: new LocalExtractiveAnalyser(),
-        remote: new HttpRemoteDocuments({ allowlist: [], timeoutMs: 1_000, maxBytes: 1 }),
-        documentText: pdfText,
-        scDocumentsBaseUrl: 'https://main.sci.gov.in',
-      }),
-      { maxConcurrentActivities: 2 },
-    );
+    await startLocalWorkers(temporal, t, { maxConcurrentActivities: 2 });
     const caseIds = (await database.db.selectFrom('cases').select('caseId').where('text', 'is not', null).orderBy('caseId').execute()).map(
       (r) => r.caseId,
     );

@@ -219,8 +219,14 @@ export interface WorkflowWatchdogBounds {
   readonly maxRunMs: number;
 }
 
-/** Long enough that a start in flight is not raced by the dispatcher; short enough that a crash costs seconds. */
-const OUTBOX_GRACE_MS = 15_000;
+/**
+ * The outbox and watchdog timings both dispatchers share. The grace is long enough that a
+ * start in flight is not raced, short enough that a crash costs seconds; started work is
+ * checked against the engine from the same age at which unstarted work is given up.
+ */
+function dispatchTimings(watchdog: WorkflowWatchdogBounds) {
+  return { graceMs: 15_000, startBoundMs: watchdog.startBoundMs, orphanCheckMs: watchdog.startBoundMs, maxRunMs: watchdog.maxRunMs };
+}
 /** How long a live fetch's hold may stay open: past the watchdog's bound on the fetch, so the watchdog always releases it first. */
 export function liveFetchHoldMs(watchdog: WorkflowWatchdogBounds): number {
   return watchdog.maxRunMs + 10 * 60_000;
@@ -248,10 +254,7 @@ export function wireAnalysis(options: AnalysisWiringOptions) {
     runs,
     workflows: options.workflows,
     clock,
-    graceMs: OUTBOX_GRACE_MS,
-    startBoundMs: options.watchdog.startBoundMs,
-    orphanCheckMs: options.watchdog.startBoundMs,
-    maxRunMs: options.watchdog.maxRunMs,
+    ...dispatchTimings(options.watchdog),
     consolidatedMaxMs: options.consolidatedDeadlineSeconds * 1000 + CONSOLIDATED_SLACK_MS,
     onRunError: options.onDispatchError,
   });
@@ -301,10 +304,7 @@ export function wireTimeline(options: TimelineWiringOptions) {
     jobs,
     workflows: options.workflows,
     clock,
-    graceMs: OUTBOX_GRACE_MS,
-    startBoundMs: options.watchdog.startBoundMs,
-    orphanCheckMs: options.watchdog.startBoundMs,
-    maxRunMs: options.watchdog.maxRunMs,
+    ...dispatchTimings(options.watchdog),
     onJobError: options.onDispatchError,
   });
   return { records, jobs, requests, dispatcher };

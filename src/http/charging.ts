@@ -30,22 +30,29 @@ export function insufficientCredits(required: number, balance: number, topUpUrl:
 
 /**
  * Runs `work` and charges the endpoint's fixed price if it succeeds; see the module header.
- * `finalEndpoint` names a cheaper price the outcome earned (e.g. a semantic search answered
- * by the keyword fallback); the balance is checked against the endpoint's own price first.
+ * `earned` names a cheaper price the outcome earned (e.g. a semantic search answered by the
+ * keyword fallback), or null when it earned nothing (a search page answered degraded); the
+ * balance is checked against the endpoint's own price first.
  */
 export async function charged<T>(
   c: Context<AppEnv>,
   deps: ChargingDeps,
   endpoint: FixedPriceEndpoint,
   work: () => Promise<T>,
-  finalEndpoint?: (result: T) => FixedPriceEndpoint,
+  earned?: (result: T) => FixedPriceEndpoint | null,
 ): Promise<T> {
   const price = fixedPrice(endpoint);
   const account = billingAccountOf(principalOf(c));
   const before = await deps.credits.balance(account);
   if (before.balance < price) throw insufficientCredits(price, before.balance, deps.topUpUrl);
   const result = await work();
-  const final = finalEndpoint ? Math.min(price, fixedPrice(finalEndpoint(result))) : price;
+  const earnedEndpoint = earned ? earned(result) : endpoint;
+  if (earnedEndpoint === null) {
+    c.set('creditsDeducted', 0);
+    c.header('X-Credits-Charged', '0');
+    return result;
+  }
+  const final = Math.min(price, fixedPrice(earnedEndpoint));
   const charge = await deps.credits.chargeNow(account, final, c.get('requestId'));
   if (!charge.ok) {
     const error = charge.error;

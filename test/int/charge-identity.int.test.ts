@@ -11,10 +11,6 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { EcourtsHttpPortal } from '../../src/adapters/court-portal/ecourts-http-portal.ts';
-import { HttpRemoteDocuments } from '../../src/adapters/http/remote-document-fetcher.ts';
-import { LocalExtractiveAnalyser } from '../../src/adapters/llm/local-extractive-analyser.ts';
-import { pdfText } from '../../src/adapters/pdf/pdf-text.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
@@ -23,14 +19,12 @@ import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
 import { storeJudgmentDocuments } from '../../src/corpus/store-documents.ts';
 import type { OpenedDatabase } from '../../src/db/open.ts';
 import type { TierLimits } from '../../src/domain/access/tiers.ts';
-import { createAnalysisActivities } from '../../workflows/activities/analysis-activities.ts';
-import { createTimelineActivities } from '../../workflows/activities/timeline-activities.ts';
 import { enterpriseUser } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
-import { NO_TEMPORAL_CLI, startTestTemporal, temporalCli, type TestTemporal } from '../support/temporal.ts';
+import { NO_TEMPORAL_CLI, startLocalWorkers, startTestTemporal, temporalCli, type TestTemporal } from '../support/temporal.ts';
 
 type Json = Record<string, unknown>;
 const operator = { kind: 'operator' } as const;
@@ -148,26 +142,7 @@ for (const factory of databases)
       });
       await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource, ecourtsHcSource] });
       await storeJudgmentDocuments({ db: database.db, storage: t.documents, now: () => clock.now() });
-      await temporal.startWorker(
-        createAnalysisActivities({
-          runs: t.analysis.runs,
-          cases: t.research.cases,
-          documents: t.documents,
-          analyser: new LocalExtractiveAnalyser(),
-          remote: new HttpRemoteDocuments({ allowlist: [], timeoutMs: 1_000, maxBytes: 1_000 }),
-          documentText: pdfText,
-          scDocumentsBaseUrl: 'https://main.sci.gov.in',
-        }),
-      );
-      await temporal.startTimelineWorker(
-        createTimelineActivities({
-          jobs: t.timeline.jobs,
-          records: t.timeline.records,
-          portal: new EcourtsHttpPortal({ url: portal.url, timeoutMs: 2_000 }),
-          documents: t.documents,
-          clock,
-        }),
-      );
+      await startLocalWorkers(temporal, t, { portalUrl: portal.url, clock });
     });
     after(async () => {
       for (const close of closers.reverse()) await close();

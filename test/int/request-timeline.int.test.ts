@@ -26,6 +26,7 @@ import type { CaseTimeline, TimelineCourt } from '../../src/domain/timeline/case
 import { readPortalRecord } from '../../src/domain/timeline/read-portal-record.ts';
 import { timelineFromPortalRecord } from '../../src/domain/timeline/timeline-from-portal.ts';
 import { judgmentKey } from '../../src/ports/document-storage.ts';
+import type { TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
 import { workflowIds } from '../../workflows/task-queues.ts';
 import { createTimelineActivities } from '../../workflows/activities/timeline-activities.ts';
 import { createAccessFixture, enterpriseUser, type AccessFixture } from '../support/access-fixture.ts';
@@ -109,6 +110,18 @@ for (const factory of databases)
       const result = await work();
       return { result, charged: before - (await balance(account)) };
     }
+    /** The production outbox and watchdog bounds over `workflows`; a job it cannot settle fails the test. */
+    const dispatcherOver = (workflows: TimelineWorkflows) =>
+      new TimelineDispatcher({
+        jobs: t.timeline.jobs,
+        workflows,
+        clock,
+        graceMs: 15_000,
+        startBoundMs: 120_000,
+        orphanCheckMs: 120_000,
+        maxRunMs: 1_800_000,
+        onJobError: (id, err) => assert.fail(`${id}: ${String(err)}`),
+      });
     /** Reads the job until it leaves running. */
     async function ended(requestId: string, key = fixture.keys.active): Promise<Json> {
       for (let i = 0; i < 600; i += 1) {
@@ -495,16 +508,7 @@ for (const factory of databases)
       });
       assert.ok(admitted.ok);
       const { requestId } = admitted;
-      const passOver = new TimelineDispatcher({
-        jobs: t.timeline.jobs,
-        workflows: temporal.timelineWorkflows,
-        clock,
-        graceMs: 15_000,
-        startBoundMs: 120_000,
-        orphanCheckMs: 120_000,
-        maxRunMs: 1_800_000,
-        onJobError: (id, err) => assert.fail(`${id}: ${String(err)}`),
-      });
+      const passOver = dispatcherOver(temporal.timelineWorkflows);
       // Within the grace period a start may still be in flight: left alone.
       assert.deepEqual(await passOver.dispatch(), { started: 0, failed: 0 });
       clock.advanceSeconds(16);
@@ -526,16 +530,7 @@ for (const factory of databases)
       });
       assert.ok(admitted.ok);
       assert.equal(await balance(), before - 50);
-      const dispatcher = new TimelineDispatcher({
-        jobs: t.timeline.jobs,
-        workflows: stopped.timelineWorkflows,
-        clock,
-        graceMs: 15_000,
-        startBoundMs: 120_000,
-        orphanCheckMs: 120_000,
-        maxRunMs: 1_800_000,
-        onJobError: (id, err) => assert.fail(`${id}: ${String(err)}`),
-      });
+      const dispatcher = dispatcherOver(stopped.timelineWorkflows);
       clock.advanceSeconds(60);
       // The engine is down: the job waits for it, still holding its credits.
       assert.deepEqual(await dispatcher.dispatch(), { started: 0, failed: 0 });

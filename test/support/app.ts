@@ -101,7 +101,7 @@ export interface TestAppOptions {
   readonly vectors?: VectorIndex;
   /** The restricted-record check of search pages; defaults to the case store's flag over `db`. */
   readonly restrictions?: CaseRestrictions;
-  /** Defaults to no workflow engine (analysis requests answer 502); see test/support/temporal.ts for a real one. */
+  /** Defaults to no workflow engine (analysis requests answer 503); see test/support/temporal.ts for a real one. */
   readonly workflows?: AnalysisWorkflows;
   /** Hosts allowRemoteFetch may reach (default: the production list, which no test host is on). */
   readonly remoteFetchAllowlist?: readonly string[];
@@ -113,7 +113,7 @@ export interface TestAppOptions {
   readonly parties?: PartySearchIndex;
   /** Defaults to the local context reader (deterministic, no model). */
   readonly adjudicator?: MatchAdjudicator;
-  /** Defaults to no workflow engine (live timeline fetches answer 502); see test/support/temporal.ts. */
+  /** Defaults to no workflow engine (live timeline fetches answer 503); see test/support/temporal.ts. */
   readonly timelineWorkflows?: TimelineWorkflows;
   /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
   readonly livePortal?: boolean;

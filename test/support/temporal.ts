@@ -19,6 +19,14 @@ import type { PayloadCodec } from '@temporalio/common';
 import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
 import { TemporalTimelineWorkflows, type TimelineWorkflowOptions } from '../../src/adapters/temporal/timeline-workflows.ts';
 import type { TimelineActivities } from '../../workflows/timeline-activity-types.ts';
+import { EcourtsHttpPortal } from '../../src/adapters/court-portal/ecourts-http-portal.ts';
+import { HttpRemoteDocuments } from '../../src/adapters/http/remote-document-fetcher.ts';
+import { LocalExtractiveAnalyser } from '../../src/adapters/llm/local-extractive-analyser.ts';
+import { pdfText } from '../../src/adapters/pdf/pdf-text.ts';
+import { systemClock, type Clock } from '../../src/ports/clock.ts';
+import { createAnalysisActivities } from '../../workflows/activities/analysis-activities.ts';
+import { createTimelineActivities } from '../../workflows/activities/timeline-activities.ts';
+import type { TestApp } from './app.ts';
 
 /** The Temporal CLI to run, or undefined (the suite then skips with this reason). */
 export function temporalCli(): string | undefined {
@@ -157,4 +165,38 @@ export async function startTestTemporal(
       await runtime.close();
     },
   };
+}
+
+/**
+ * The workers most tests want over a test app's own object graph: the local extractive
+ * analyser with no remote fetch (no host allowed), and, given a court portal, live fetches
+ * through it.
+ */
+export async function startLocalWorkers(
+  temporal: TestTemporal,
+  t: TestApp,
+  options: { portalUrl?: string; clock?: Clock; maxConcurrentActivities?: number } = {},
+): Promise<void> {
+  await temporal.startWorker(
+    createAnalysisActivities({
+      runs: t.analysis.runs,
+      cases: t.research.cases,
+      documents: t.documents,
+      analyser: new LocalExtractiveAnalyser(),
+      remote: new HttpRemoteDocuments({ allowlist: [], timeoutMs: 1_000, maxBytes: 1 }),
+      documentText: pdfText,
+      scDocumentsBaseUrl: 'https://main.sci.gov.in',
+    }),
+    options.maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities: options.maxConcurrentActivities },
+  );
+  if (options.portalUrl === undefined) return;
+  await temporal.startTimelineWorker(
+    createTimelineActivities({
+      jobs: t.timeline.jobs,
+      records: t.timeline.records,
+      portal: new EcourtsHttpPortal({ url: options.portalUrl, timeoutMs: 2_000 }),
+      documents: t.documents,
+      clock: options.clock ?? systemClock,
+    }),
+  );
 }

@@ -3,9 +3,8 @@
  * a page answered with the restricted-record check degraded earns nothing. Its listings
  * are masked (no titles, no party names), so the caller will ask again for the page it
  * paid for; charging both answers would bill twice for one usable page, and the cause is
- * ours. The degraded page leaves `charged` by throwing, which is how `charged` already
- * treats work that earned nothing, and is marked Cache-Control: no-store, so an idempotent
- * retry with the same key runs again instead of replaying the masked page.
+ * ours. The degraded page is marked Cache-Control: no-store, so an idempotent retry with
+ * the same key runs again instead of replaying the masked page.
  */
 import type { Context } from 'hono';
 import type { FixedPriceEndpoint } from '../../../domain/credits/prices.ts';
@@ -19,36 +18,15 @@ export const RESTRICTED_CHECK_DEGRADED =
   'identifiers, court, bench, judges, dates and citations stay, and GET /cases/:id checks restriction itself. ' +
   'A degraded page is not charged (X-Credits-Charged: 0) and is not stored for Idempotency-Key replay (Cache-Control: no-store): retry it for the unmasked page.';
 
-class DegradedPage extends Error {
-  override readonly name = 'DegradedPage';
-}
-
-/** `charged` (same arguments), except that a degraded page is answered uncharged and unstored. */
+/** `charged` (same arguments), except that a degraded page earns nothing and is not stored for replay. */
 export async function chargedSearch<T extends { readonly restrictedCheckDegraded: boolean }>(
   c: Context<AppEnv>,
   deps: ChargingDeps,
   endpoint: FixedPriceEndpoint,
   work: () => Promise<T>,
-  finalEndpoint?: (result: T) => FixedPriceEndpoint,
+  earned: (result: T) => FixedPriceEndpoint = () => endpoint,
 ): Promise<T> {
-  let degraded: T | undefined;
-  try {
-    return await charged(
-      c,
-      deps,
-      endpoint,
-      async () => {
-        const result = await work();
-        if (!result.restrictedCheckDegraded) return result;
-        degraded = result;
-        throw new DegradedPage('the restricted-record check was degraded: answered uncharged');
-      },
-      finalEndpoint,
-    );
-  } catch (error) {
-    if (!(error instanceof DegradedPage) || degraded === undefined) throw error;
-    c.header('X-Credits-Charged', '0');
-    c.header('Cache-Control', 'no-store');
-    return degraded;
-  }
+  const result = await charged(c, deps, endpoint, work, (r) => (r.restrictedCheckDegraded ? null : earned(r)));
+  if (result.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');
+  return result;
 }
