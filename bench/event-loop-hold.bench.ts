@@ -402,7 +402,10 @@ async function measure(kind: 'pglite' | 'postgres', database: OpenedDatabase, co
     const judges = (
       await sql<{ j: string }>`select distinct j from cases, jsonb_array_elements_text(judges) j order by j limit 50`.execute(db)
     ).rows.map((r) => r.j);
-    const courts = courtsReference().courts.map((c) => c.name);
+    // Ids and aliases, never a name with a comma in it (a court list is split on commas).
+    const courts = courtsReference()
+      .courts.flatMap((c) => [c.id, ...c.aliases])
+      .filter((n) => !n.includes(','));
     const caseTypes = [
       'Civil Appeal',
       'Criminal Appeal',

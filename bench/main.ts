@@ -3,6 +3,7 @@ import { benchGateThroughput, benchLimiters, benchRevocation } from './access.be
 import { benchAnalytics } from './analytics.bench.ts';
 import { analysisBench } from './analysis.bench.ts';
 import { callerTextBench } from './caller-text.bench.ts';
+import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
@@ -165,6 +166,8 @@ else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the sy
 await watermarkBench();
 
 callerTextBench();
+
+printEventLoopHold(await eventLoopHoldBench(corpusDir, adminUrl));
 
 await semanticBench();
 

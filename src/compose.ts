@@ -187,7 +187,8 @@ export async function composeService(
   // PostgreSQL without pgvector has no case_chunks: semantic search then answers from the keyword index.
   const vectorsAvailable = await vectorStoreAvailable(database.db);
   // Building the HNSW index over every chunk may take minutes: not on the request path's pool.
-  if (vectorsAvailable) await new PostgresVectorIndex(database.maintenance, { model: embedder.model, dimensions: embedder.dimensions }).prepare();
+  if (vectorsAvailable)
+    await new PostgresVectorIndex(database.maintenance, { model: embedder.model, dimensions: embedder.dimensions }).prepare();
   else logger.warn('no pgvector: semantic search will answer from the keyword index (fallbackMode)');
   const embeddingProjector = new EmbeddingProjector(database.maintenance, embedder, {
     kind: database.kind,
@@ -294,7 +295,12 @@ export async function composeService(
         ...probes,
         stores.probe,
         ...workflowRuntime.probes,
-        { name: 'analyticsStore', hard: false, backend: config.CLICKHOUSE_URL ? 'clickhouse' : 'chdb', check: () => analytics.store.ping() },
+        {
+          name: 'analyticsStore',
+          hard: false,
+          backend: config.CLICKHOUSE_URL ? 'clickhouse' : 'chdb',
+          check: () => analytics.store.ping(),
+        },
       ],
       version: config.APP_VERSION,
       commit: config.GIT_COMMIT,
@@ -409,4 +415,3 @@ export async function composeService(
     close,
   };
 }
-

@@ -190,7 +190,9 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
     throw new Error('Invalid configuration: EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
   }
   if (parsed.data.TEMPORAL_ADDRESS && !parsed.data.TEMPORAL_CODEC_KEYS) {
-    throw new Error('Invalid configuration: TEMPORAL_CODEC_KEYS: required when TEMPORAL_ADDRESS is set (every worker and client must share the keys)');
+    throw new Error(
+      'Invalid configuration: TEMPORAL_CODEC_KEYS: required when TEMPORAL_ADDRESS is set (every worker and client must share the keys)',
+    );
   }
   if (parsed.data.LLM_URL && !parsed.data.LLM_MODEL) {
     throw new Error('Invalid configuration: LLM_MODEL: required when LLM_URL is set');

@@ -16,13 +16,15 @@ export function decodeEntities(s: string): string {
 
 /** Collapses whitespace (tabs included) and drops the stray ` .` / `..` endings. */
 export function cleanName(raw: string | null | undefined): string {
-  return decodeEntities(raw ?? '')
-    .replace(/\s+/g, ' ')
-    .trim()
-    // Each trailing run is tried from its first character only (the lookbehinds), so no run is rescanned.
-    .replace(/(?<!\s|\s\.)(?:\s+\.)+$/, '')
-    .replace(/(?<!\.)\.{2,}$/, '.')
-    .trim();
+  return (
+    decodeEntities(raw ?? '')
+      .replace(/\s+/g, ' ')
+      .trim()
+      // Each trailing run is tried from its first character only (the lookbehinds), so no run is rescanned.
+      .replace(/(?<!\s|\s\.)(?:\s+\.)+$/, '')
+      .replace(/(?<!\.)\.{2,}$/, '.')
+      .trim()
+  );
 }
 
 /** eCourts advocate strings: comma-separated, repeated names, `Advocate-` prefixes. */

@@ -117,6 +117,9 @@ export function openDatabase(
   holder?: string,
 ): Promise<OpenedDatabase> {
   return config.DATABASE_URL
-    ? openPostgres(config.DATABASE_URL, config.DATABASE_STATEMENT_TIMEOUT_MS === undefined ? {} : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS })
+    ? openPostgres(
+        config.DATABASE_URL,
+        config.DATABASE_STATEMENT_TIMEOUT_MS === undefined ? {} : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS },
+      )
     : openPglite(config.DATA_DIR, holder);
 }

@@ -137,7 +137,10 @@ export function createApp(deps: AppDeps): App {
     // The database cancelled a statement past the request path's timeout: a dependency timed out, and nothing was charged.
     if (isStatementTimeout(error)) {
       deps.logger.warn({ requestId: c.get('requestId'), err: error }, 'statement timeout on the request path');
-      return renderError(c, new ApiError('UPSTREAM_TIMEOUT', { message: 'The database did not answer in time; nothing was charged. Retry shortly.' }));
+      return renderError(
+        c,
+        new ApiError('UPSTREAM_TIMEOUT', { message: 'The database did not answer in time; nothing was charged. Retry shortly.' }),
+      );
     }
     if (error instanceof HTTPException && (error.status === 400 || error.status === 415)) {
       return renderError(c, new ApiError('MALFORMED_JSON', error.status === 415 ? { message: NOT_JSON_CONTENT_TYPE } : {}));

@@ -216,7 +216,10 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
         );
       } else {
         assert.equal(job.status, 'failed');
-        assert.ok(own.every((c) => c.reversed), `${job.requestId} failed but kept its charge`);
+        assert.ok(
+          own.every((c) => c.reversed),
+          `${job.requestId} failed but kept its charge`,
+        );
       }
     }
     const balance = (await t.application.credits.balance(account)).balance;

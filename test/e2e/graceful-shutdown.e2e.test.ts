@@ -30,7 +30,10 @@ async function slowEmbeddings(delayMs: () => number): Promise<{ server: Server; 
     req.on('end', () => {
       const input = (JSON.parse(body) as { input: string[] }).input;
       setTimeout(() => {
-        const data = input.map((_, index) => ({ index, embedding: Array.from({ length: DIMENSIONS }, (__, i) => (i === index % DIMENSIONS ? 1 : 0)) }));
+        const data = input.map((_, index) => ({
+          index,
+          embedding: Array.from({ length: DIMENSIONS }, (__, i) => (i === index % DIMENSIONS ? 1 : 0)),
+        }));
         res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data }));
       }, delayMs());
     });
@@ -71,7 +74,9 @@ async function start(dataDir: string, embeddingsUrl: string, drainSeconds: numbe
   });
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<{ code: number | null; at: number }>((resolve) => child.once('exit', (code) => resolve({ code, at: Date.now() })));
+  const exited = new Promise<{ code: number | null; at: number }>((resolve) =>
+    child.once('exit', (code) => resolve({ code, at: Date.now() })),
+  );
   const url = `http://127.0.0.1:${String(port)}`;
   for (let i = 0; i < 240; i += 1) {
     const up = await fetch(`${url}${API}/health`).then(

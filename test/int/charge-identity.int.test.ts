@@ -151,7 +151,14 @@ for (const factory of databases)
     it('a read sent with the analysis run’s id as X-Request-Id does not pre-empt the run’s charge', async () => {
       const who = await user('preempt');
       const runId = `analysis-${CASE}-1`;
-      await eachChargedOnce(who, 3, () => call(who.key, 'GET', `/cases/${CASE}`, undefined, runId), 200, () => 1, { sent: runId });
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'GET', `/cases/${CASE}`, undefined, runId),
+        200,
+        () => 1,
+        { sent: runId },
+      );
       const before = (await t.application.credits.balance(who.account)).balance;
       const admitted = await call(who.key, 'POST', `/cases/${CASE}/analyze`, undefined, runId);
       assert.equal(admitted.res.status, 202, JSON.stringify(admitted.body));
@@ -162,7 +169,13 @@ for (const factory of databases)
 
     it('charges every call of every fixed-price route once, whatever X-Request-Id it carries', async () => {
       const who = await user('fixed');
-      await eachChargedOnce(who, 3, () => call(who.key, 'POST', '/search/cases', { query: 'appeal' }), 200, () => 5);
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'POST', '/search/cases', { query: 'appeal' }),
+        200,
+        () => 5,
+      );
       await eachChargedOnce(
         who,
         3,
@@ -170,20 +183,68 @@ for (const factory of databases)
         200,
         (body) => ((body.meta as Json).fallbackMode === undefined ? 10 : 5),
       );
-      await eachChargedOnce(who, 3, () => call(who.key, 'GET', '/judges/search?q=singh'), 200, () => 1);
-      await eachChargedOnce(who, 3, () => call(who.key, 'GET', `/cases/${CASE}`), 200, () => 1);
-      await eachChargedOnce(who, 3, () => call(who.key, 'GET', `/cases/${CASE}/pdf`), 200, () => 5);
-      await eachChargedOnce(who, 3, () => call(who.key, 'GET', `/cases/${CASE}/analysis`), 200, () => 1);
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'GET', '/judges/search?q=singh'),
+        200,
+        () => 1,
+      );
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'GET', `/cases/${CASE}`),
+        200,
+        () => 1,
+      );
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'GET', `/cases/${CASE}/pdf`),
+        200,
+        () => 5,
+      );
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'GET', `/cases/${CASE}/analysis`),
+        200,
+        () => 1,
+      );
     });
 
     it('charges every analysis, consolidated analysis and cache hit once, whatever X-Request-Id it carries', async () => {
       const who = await user('analysis');
-      const [first] = await eachChargedOnce(who, 1, () => call(who.key, 'POST', `/cases/${OTHER_CASES[0]}/analyze`), 202, () => 100);
+      const [first] = await eachChargedOnce(
+        who,
+        1,
+        () => call(who.key, 'POST', `/cases/${OTHER_CASES[0]}/analyze`),
+        202,
+        () => 100,
+      );
       const runId = String((first!.data as Json).runId);
       await waitFor('the analysis', async () => ((await t.analysis.runs.run(runId))?.status === 'stored' ? true : undefined));
-      await eachChargedOnce(who, 3, () => call(who.key, 'POST', `/cases/${OTHER_CASES[0]}/analyze`), 200, () => 1);
-      await eachChargedOnce(who, 1, () => call(who.key, 'POST', `/cases/${OTHER_CASES[1]}/analyze-consolidated`), 200, () => 400);
-      await eachChargedOnce(who, 3, () => call(who.key, 'POST', `/cases/${OTHER_CASES[1]}/analyze-consolidated`), 200, () => 1);
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'POST', `/cases/${OTHER_CASES[0]}/analyze`),
+        200,
+        () => 1,
+      );
+      await eachChargedOnce(
+        who,
+        1,
+        () => call(who.key, 'POST', `/cases/${OTHER_CASES[1]}/analyze-consolidated`),
+        200,
+        () => 400,
+      );
+      await eachChargedOnce(
+        who,
+        3,
+        () => call(who.key, 'POST', `/cases/${OTHER_CASES[1]}/analyze-consolidated`),
+        200,
+        () => 1,
+      );
     });
 
     it('charges every litigation check and batch once, whatever X-Request-Id it carries', async () => {
@@ -220,14 +281,27 @@ for (const factory of databases)
           return job && job.status !== 'running' ? job : undefined;
         });
       };
-      await eachChargedOnce(who, 2, () => call(who.key, 'POST', '/request-timeline', { cnr: CNR, refresh: true }), 202, () => 50, {
-        settled: ended,
-      });
+      await eachChargedOnce(
+        who,
+        2,
+        () => call(who.key, 'POST', '/request-timeline', { cnr: CNR, refresh: true }),
+        202,
+        () => 50,
+        {
+          settled: ended,
+        },
+      );
     });
 
     it('counts every call against the caps that count calls, whatever X-Request-Id it carries', async () => {
       const pdfs = await user('pdf-cap', { pdfLinksPerMonth: 2 });
-      await eachChargedOnce(pdfs, 2, () => call(pdfs.key, 'GET', `/cases/${CASE}/pdf`), 200, () => 5);
+      await eachChargedOnce(
+        pdfs,
+        2,
+        () => call(pdfs.key, 'GET', `/cases/${CASE}/pdf`),
+        200,
+        () => 5,
+      );
       assertRefused(await call(pdfs.key, 'GET', `/cases/${CASE}/pdf`), 429, 'PDF_LIMIT_REACHED');
 
       const details = await user('detail-cap', { distinctCaseDetailsPerDay: 2 });

@@ -112,7 +112,11 @@ for (const factory of databases)
 
     /** Net credits the ledger took for one server request id: charges less reversals of those charges. */
     async function netChargedFor(requestId: string): Promise<number> {
-      const events = await database.db.selectFrom('events').select(['type', 'data']).where('type', 'in', ['CreditsCharged', 'ChargeReversed']).execute();
+      const events = await database.db
+        .selectFrom('events')
+        .select(['type', 'data'])
+        .where('type', 'in', ['CreditsCharged', 'ChargeReversed'])
+        .execute();
       const charges = events.filter((e) => e.type === 'CreditsCharged' && (e.data as Json).requestRef === requestId);
       const ids = new Set(charges.map((c) => (c.data as Json).chargeId));
       const reversed = events.filter((e) => e.type === 'ChargeReversed' && ids.has((e.data as Json).chargeId));
@@ -143,7 +147,9 @@ for (const factory of databases)
         probes: (real) => [...real, ...engineProbes(temporal)],
       });
       const user = await t.application.accounts.registerUser(
-        enterpriseUser('outage@engine.example', { limitOverrides: { concurrentAnalyses: 1_000, liveFetchesPerDay: 1_000, requestsPerMinute: 100_000 } }),
+        enterpriseUser('outage@engine.example', {
+          limitOverrides: { concurrentAnalyses: 1_000, liveFetchesPerDay: 1_000, requestsPerMinute: 100_000 },
+        }),
         operator,
       );
       assert.ok(user.ok);
@@ -202,7 +208,9 @@ for (const factory of databases)
       assert.equal(health.status, 'degraded');
       assert.deepEqual([health.checks.workflowEngine?.ok, health.checks.workflowEngine?.hard], [false, false]);
 
-      const unexpected = sent.filter((s) => ![200, 202, 503].includes(s.status) || (s.status === 503 && s.code !== 'WORKFLOW_ENGINE_UNAVAILABLE'));
+      const unexpected = sent.filter(
+        (s) => ![200, 202, 503].includes(s.status) || (s.status === 503 && s.code !== 'WORKFLOW_ENGINE_UNAVAILABLE'),
+      );
       assert.deepEqual(unexpected, []);
       const slow = sent.filter((s) => s.ms > (s.kind === 'consolidated' ? CONSOLIDATED_BOUND_MS : CALL_BOUND_MS));
       assert.deepEqual(slow, [], 'no call waited on the dead engine past its bound');

@@ -1,7 +1,14 @@
 /** Given events, when a command, then events or a tagged error: the account deciders, no IO. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { decideApiKey, evolveApiKey, initialApiKey, MAX_KEY_NAME_LENGTH, rotatedName, type ApiKeyEvent } from '../../src/domain/api-key/api-key.ts';
+import {
+  decideApiKey,
+  evolveApiKey,
+  initialApiKey,
+  MAX_KEY_NAME_LENGTH,
+  rotatedName,
+  type ApiKeyEvent,
+} from '../../src/domain/api-key/api-key.ts';
 import { fold } from '../../src/domain/decider.ts';
 import {
   decideOrganization,

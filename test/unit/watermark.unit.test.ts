@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { traceExtract, type BillingAccount } from '../../src/application/watermark/trace.ts';
 import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
-import { embed } from '../../src/domain/watermark/embed.ts';
+import { embed, embedSteps } from '../../src/domain/watermark/embed.ts';
 import { extract } from '../../src/domain/watermark/extract.ts';
 import { TagMatcher } from '../../src/domain/watermark/match.ts';
 import { tagFromBytes, type AccountTag } from '../../src/domain/watermark/tag.ts';
@@ -200,5 +200,16 @@ describe('watermark', () => {
     }
     const perThousand = (changed / total) * 1000;
     assert.ok(perThousand > 5 && perThousand < 40, `${perThousand} per 1,000`);
+  });
+
+  it('marks a text in steps exactly as in one piece, pausing once per step', () => {
+    for (const [i, text] of texts.entries()) {
+      const steps = embedSteps(text, tags[i % tags.length]!, 1000);
+      let pauses = 0;
+      let step = steps.next();
+      for (; !step.done; step = steps.next()) pauses += 1;
+      assert.equal(step.value, marked[i]);
+      assert.equal(pauses, Math.ceil(text.length / 1000) - 1);
+    }
   });
 });

@@ -32,7 +32,8 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
   async function runOf(runId: string): Promise<RunRow> {
     const run = await deps.runs.run(runId);
     if (!run) throw ApplicationFailure.nonRetryable(`no analysis run ${runId}`, 'RunNotRunning');
-    if (run.status === 'failed') throw ApplicationFailure.nonRetryable(`analysis run ${runId} already failed and was refunded`, 'RunNotRunning');
+    if (run.status === 'failed')
+      throw ApplicationFailure.nonRetryable(`analysis run ${runId} already failed and was refunded`, 'RunNotRunning');
     return run;
   }
 

@@ -49,7 +49,10 @@ const runtime = await openWorkflowRuntime(
           credits,
           clock: systemClock,
           ids: randomIds,
-          holdForMs: liveFetchHoldMs({ startBoundMs: config.WORKFLOW_START_BOUND_SECONDS * 1000, maxRunMs: config.WORKFLOW_RUN_MAX_SECONDS * 1000 }),
+          holdForMs: liveFetchHoldMs({
+            startBoundMs: config.WORKFLOW_START_BOUND_SECONDS * 1000,
+            maxRunMs: config.WORKFLOW_RUN_MAX_SECONDS * 1000,
+          }),
         }),
         records: new StoredRecords(database.db),
         clock: systemClock,

@@ -19,10 +19,12 @@
  * the name, which the flags do not, and can find evidence against as well as for. Reasons
  * quote the record (offsets and words), never the caller's values. Deterministic.
  */
+import { TimeSlicer } from '../../application/time-slice.ts';
 import { placesOf, stateName } from '../../domain/screening/address.ts';
-import { parseScreenedName } from '../../domain/screening/names.ts';
 import { parseParty, type NameTokens } from '../../domain/screening/party-parse.ts';
-import { findMentions, findPlace, textWords } from '../../domain/screening/text-mentions.ts';
+import { screenedVariants } from '../../domain/screening/prepared-query.ts';
+import { findMentions, findPlace, type Mention, textWords, textWordsSteps } from '../../domain/screening/text-mentions.ts';
+import type { Steps } from '../../domain/steps.ts';
 import type { AdjudicationRequest, AdjudicationVerdict, MatchAdjudicator } from '../../ports/match-adjudicator.ts';
 
 export const LOCAL_ADJUDICATOR_NAME = 'local-context-rules-v1';
@@ -71,13 +73,17 @@ function statesIn(text: string): string[] {
   return STATE_NAMES.filter((s) => findPlace(words, s).length > 0);
 }
 
+/** The screened names as the features stage compares them (its caps on what is read included). */
 function namesOf(request: AdjudicationRequest): NameTokens[] {
-  const { query } = request;
-  return [query.name, ...query.aliases].flatMap((n) => [...parseScreenedName(n, query.entityType)]);
+  return screenedVariants(request.query).map((v) => v.tokens);
 }
 
-/** The matched party entry, then the judgment text's mentions of a screened name. */
-function contextsOf(request: AdjudicationRequest, names: readonly NameTokens[]): Context[] {
+/**
+ * The matched party entry, then the judgment text's mentions of a screened name. A
+ * judgment may run to half a million characters, read once into words and once per name:
+ * in steps (domain/steps.ts), so the caller can give the event loop back between them.
+ */
+function* contextsSteps(request: AdjudicationRequest, names: readonly NameTokens[]): Steps<Context[]> {
   const contexts: Context[] = [];
   const party = request.matchedParty;
   if (party !== null) {
@@ -87,8 +93,13 @@ function contextsOf(request: AdjudicationRequest, names: readonly NameTokens[]):
   }
   const text = request.candidate.text;
   if (text !== null) {
-    const words = textWords(text);
-    const mentions = names.flatMap((n) => findMentions(words, n)).sort((a, b) => a.start - b.start);
+    const words = yield* textWordsSteps(text);
+    const mentions: Mention[] = [];
+    for (const n of names) {
+      mentions.push(...findMentions(words, n));
+      yield;
+    }
+    mentions.sort((a, b) => a.start - b.start);
     for (const m of mentions.slice(0, MAX_TEXT_MENTIONS))
       contexts.push({ where: `the judgment text at ${String(m.start)}`, source: text, start: m.start, end: m.end });
   }
@@ -101,7 +112,7 @@ export class LocalContextAdjudicator implements MatchAdjudicator {
   async adjudicate(request: AdjudicationRequest): Promise<AdjudicationVerdict> {
     const { query } = request;
     const names = namesOf(request);
-    const contexts = contextsOf(request, names);
+    const contexts = await new TimeSlicer().run(contextsSteps(request, names));
     const known = query.knownPersons.flatMap((p) => parseParty(p, 'person').names);
     const places = placesOf(query.address);
     const callerPlaces = [...places.cities, ...places.states];

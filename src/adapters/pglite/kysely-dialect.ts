@@ -2,7 +2,14 @@
  * Kysely dialect over PGlite (Postgres in WASM). PGlite has a single session, so
  * connections are handed out one at a time: a transaction holds the session until it
  * ends, and no other query can slip into it.
+ *
+ * PGlite runs each query in WebAssembly on this thread, and queries queued on the session
+ * (a litigation check's eight name searches) would follow one another in microtasks,
+ * holding the event loop for all of them together: each query first waits one turn of
+ * the loop, so timers and sockets get in between and the loop is held for the longest
+ * query, not for the whole queue.
  */
+import { setImmediate } from 'node:timers/promises';
 import type { PGlite } from '@electric-sql/pglite';
 import {
   CompiledQuery,
@@ -34,6 +41,7 @@ class PGliteConnection implements DatabaseConnection {
   constructor(private readonly pg: PGlite) {}
 
   async executeQuery<R>(query: CompiledQuery): Promise<QueryResult<R>> {
+    await setImmediate();
     const result = await this.pg.query<R>(query.sql, query.parameters as unknown[]);
     const command = (result as { command?: string }).command ?? '';
     return WRITE_COMMANDS.has(command) ? { rows: result.rows, numAffectedRows: BigInt(result.affectedRows ?? 0) } : { rows: result.rows };

@@ -106,15 +106,20 @@ export class PostgresEventStore {
 
   async readStream(streamId: string, from = 1, trx?: Trx): Promise<ReadStreamResult> {
     const executor = trx ?? this.db;
+    // Outside a transaction the two statements see two moments: the version first, then the
+    // events up to it (written in the version's own transaction), so an append committed in
+    // between cannot pair the events of one moment with the version of the next.
+    const stream = await executor.selectFrom('streams').select('version').where('streamId', '=', streamId).executeTakeFirst();
+    const version = stream?.version ?? 0;
     const rows = await executor
       .selectFrom('events')
       .selectAll()
       .where('streamId', '=', streamId)
       .where('streamPosition', '>=', from)
+      .where('streamPosition', '<=', version)
       .orderBy('streamPosition')
       .execute();
-    const stream = await executor.selectFrom('streams').select('version').where('streamId', '=', streamId).executeTakeFirst();
-    return { events: rows.map(toRecorded), version: stream?.version ?? 0 };
+    return { events: rows.map(toRecorded), version };
   }
 
   /** Every event after a global position, in position order (for audits and rebuilds). */

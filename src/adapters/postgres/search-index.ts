@@ -89,12 +89,23 @@ function weighted(doc: SearchDocument) {
   };
 }
 
-/** The words without web-search syntax, for trigram similarity. */
+/**
+ * Each word once: trigram similarity compares the sets of the words' trigrams, so a
+ * repeated word changes no match and no score, only the work (a 1000-character query of
+ * one word repeated made every trigram search of it several times slower).
+ */
+function distinctWords(text: string): string {
+  return [...new Set(text.split(' '))].join(' ');
+}
+
+/** The words without web-search syntax, each once, for trigram similarity. */
 function fuzzyText(query: AnalysedQuery): string {
-  return query.words
-    .replace(/["-]|\bor\b/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  return distinctWords(
+    query.words
+      .replace(/["-]|\bor\b/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim(),
+  );
 }
 
 export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
@@ -208,7 +219,8 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   }
 
   async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
-    const name = normalisePartyName(request.name);
+    // Every word is required and similarity is over trigram sets: a word twice is the word once.
+    const name = distinctWords(normalisePartyName(request.name));
     const tsText = partyTsQuery(name);
     if (name === '' || tsText === '') return { hits: [], complete: true, withheld: false };
     const tsq = sql`to_tsquery('english', ${tsText})`;

@@ -9,13 +9,7 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AnalyseCaseInput, ConsolidatedAnalysisInput } from '../../../workflows/analysis.ts';
 import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
-import type {
-  AnalysisWorkflows,
-  ConsolidatedStart,
-  RunEnded,
-  StartOutcome,
-  WorkflowState,
-} from '../../ports/analysis-workflows.ts';
+import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, StartOutcome, WorkflowState } from '../../ports/analysis-workflows.ts';
 import { engineCall, workflowState } from './engine-calls.ts';
 
 /** The default of WORKFLOW_RUN_MAX_SECONDS. */

@@ -15,7 +15,11 @@ export async function engineCall<T>(client: Client, call: () => Promise<T>, dead
   try {
     return await client.withDeadline(Date.now() + deadlineMs, call);
   } catch (error) {
-    if (error instanceof WorkflowExecutionAlreadyStartedError || error instanceof WorkflowNotFoundError || error instanceof WorkflowFailedError)
+    if (
+      error instanceof WorkflowExecutionAlreadyStartedError ||
+      error instanceof WorkflowNotFoundError ||
+      error instanceof WorkflowFailedError
+    )
       throw error;
     throw new WorkflowEngineUnavailableError(error instanceof Error ? error.message : String(error), { cause: error });
   }

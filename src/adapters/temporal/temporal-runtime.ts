@@ -97,8 +97,7 @@ function portOpen(port: number): Promise<boolean> {
 }
 
 function probes(client: Client, connection: Connection, namespace: string): Pick<TemporalRuntime, 'engineProbe' | 'workersProbe'> {
-  const within = <T>(signal: AbortSignal, call: () => Promise<T>) =>
-    engineCall(client, () => client.withAbortSignal(signal, call), 1_000);
+  const within = <T>(signal: AbortSignal, call: () => Promise<T>) => engineCall(client, () => client.withAbortSignal(signal, call), 1_000);
   return {
     async engineProbe(signal) {
       await within(signal, () => connection.healthService.check({}));

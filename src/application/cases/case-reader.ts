@@ -119,7 +119,11 @@ function withAnalysisFlag(db: Db, columns: readonly (typeof COLUMNS)[number][]) 
   return db
     .selectFrom('cases')
     .select(columns)
-    .select((eb) => eb.exists(eb.selectFrom('caseAnalyses').select('caseAnalyses.caseId').whereRef('caseAnalyses.caseId', '=', 'cases.caseId')).as('hasAnalysis'));
+    .select((eb) =>
+      eb
+        .exists(eb.selectFrom('caseAnalyses').select('caseAnalyses.caseId').whereRef('caseAnalyses.caseId', '=', 'cases.caseId'))
+        .as('hasAnalysis'),
+    );
 }
 
 export class CaseReader {
@@ -177,10 +181,14 @@ export class CaseReader {
     if (!row) return null;
     const links = (row.extra as { pdfLinks?: unknown }).pdfLinks;
     const parsed = (Array.isArray(links) ? links : []).filter(
-      (l): l is { path: string; language: string | null } => typeof l === 'object' && l !== null && typeof (l as { path?: unknown }).path === 'string',
+      (l): l is { path: string; language: string | null } =>
+        typeof l === 'object' && l !== null && typeof (l as { path?: unknown }).path === 'string',
     );
     const english = (l: { language: string | null }) => (l.language === null || /english/i.test(l.language) ? 0 : 1);
-    return { caseNumberNormalised: row.caseNumberNormalised, documentLinks: [...parsed].sort((a, b) => english(a) - english(b)).map((l) => l.path) };
+    return {
+      caseNumberNormalised: row.caseNumberNormalised,
+      documentLinks: [...parsed].sort((a, b) => english(a) - english(b)).map((l) => l.path),
+    };
   }
 
   /** Distinct stored (court code, court name) pairs, for mapping court filters onto stored codes. */

@@ -74,7 +74,11 @@ export class IdempotencyService {
     const now = this.deps.clock.now().toISOString();
     const streamId = idempotencyStream(keyId, idempotencyKey);
     const print = this.deps.sealer ? await this.deps.sealer.fingerprint(fingerprint) : fingerprint;
-    const result = await this.#run(streamId, { type: 'Begin', fingerprint: print, requestId, now, takeoverAfterMs: this.deps.takeoverAfterMs }, requestId);
+    const result = await this.#run(
+      streamId,
+      { type: 'Begin', fingerprint: print, requestId, now, takeoverAfterMs: this.deps.takeoverAfterMs },
+      requestId,
+    );
     if (!result.ok) return result.error;
     if (result.appended) return { kind: 'proceed' };
     // Nothing recorded and nothing refused: the record holds a response to replay.

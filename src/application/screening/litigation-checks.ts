@@ -248,9 +248,10 @@ export class LitigationChecks {
       reservationId = reserved.value.reservationId;
 
       const valid = items.flatMap((item, index) => (item.ok ? [{ index, request: item.request }] : []));
-      const keys = await Promise.all(
-        valid.map(({ request }) => Promise.all(namesToSearch(request.query).map((n) => this.deps.nameKey(n, request.query.entityType)))),
-      );
+      // Item by item: reading 25 items' names at once held the event loop for tens of milliseconds.
+      const keys: string[][] = [];
+      for (const { request } of valid)
+        keys.push(await Promise.all(namesToSearch(request.query).map((n) => this.deps.nameKey(n, request.query.entityType))));
       const names = await this.deps.allowances.admitNames(account, keys, principal.limits.distinctScreenedNamesPerDay);
       undo.push(() => names.undo());
       const admitted = valid.filter((_, k) => names.admitted[k] === true);

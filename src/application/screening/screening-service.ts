@@ -26,7 +26,7 @@ import type { Db } from '../../db/database.ts';
 import type { Band } from '../../domain/screening/bands.ts';
 import { calibratedProbability } from '../../domain/screening/calibration.ts';
 import {
-  extractFeaturesFor,
+  extractFeaturesSteps,
   type ExtractedFeatures,
   type MatchFeatures,
   type PartyRole,
@@ -49,6 +49,7 @@ import { billedOutcome, screeningVerdict, type Verdict } from '../../domain/scre
 import type { MatchAdjudicator } from '../../ports/match-adjudicator.ts';
 import type { PartyHit, PartySearchIndex, PartySearchResult } from '../../ports/search-index.ts';
 import type { CourtCodes } from '../search/court-codes.ts';
+import { TimeSlicer } from '../time-slice.ts';
 import { forEachBounded } from './bounded.ts';
 import { loadCandidates, type LoadedCandidate } from './candidate-records.ts';
 import { comparableName } from './screened-name-key.ts';
@@ -192,14 +193,18 @@ export class ScreeningService {
     const inTime = since === null ? loaded.candidates : loaded.candidates.filter((c) => keptBySince(c, since));
 
     const prepared = prepareQuery(query);
-    const scored = inTime.flatMap((candidate): Scored[] => {
-      const { features, signals, matchedParty } = extractFeaturesFor(prepared, candidate);
-      if (features.nameSimilarity < NAME_SIMILARITY_FLOOR && !features.identifierMatch) return [];
+    // Up to 100 candidates, some with judgments of half a million characters: scored in
+    // steps, the event loop given back between slices (time-slice.ts).
+    const slicer = new TimeSlicer();
+    const scored: Scored[] = [];
+    for (const candidate of inTime) {
+      const { features, signals, matchedParty } = await slicer.run(extractFeaturesSteps(prepared, candidate));
+      if (features.nameSimilarity < NAME_SIMILARITY_FLOOR && !features.identifierMatch) continue;
       const probability = calibratedProbability(features, query.entityType);
       const nameOnly = calibratedProbability(withoutCorroboration(features), query.entityType);
       const decision = decideMatch(probability, features, query.entityType, { nameOnlyProbability: nameOnly });
-      return [{ candidate, features, signals, matchedParty, probability, nameOnly, decision, adjudication: null }];
-    });
+      scored.push({ candidate, features, signals, matchedParty, probability, nameOnly, decision, adjudication: null });
+    }
 
     const adjudicatedCount = request.adjudicate ? await this.#adjudicate(scored, request, signal) : 0;
     const shown = scored

@@ -11,7 +11,10 @@ export const TOKEN_BYTES = 32;
 function base64url(bytes: Uint8Array): string {
   let binary = '';
   for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/(?<!=)=+$/, '');
+  return btoa(binary)
+    .replace(/\+/g, '-')
+    .replace(/\//g, '_')
+    .replace(/(?<!=)=+$/, '');
 }
 
 /** A fresh unguessable token: 43 characters of A-Z, a-z, 0-9, '-' and '_'. */

@@ -10,6 +10,7 @@ import type { CandidateRecord, EntityType, ScreeningQuery, Signal, SignalSpan } 
 import { compareIdentifiers, findIdentifiers, type FoundIdentifier, type SuppliedIdentifiers } from './identifiers.ts';
 import { compareTokens } from './names.ts';
 import type { NameTokens, ParsedParty } from './party-parse.ts';
+import { finish, type Steps } from '../steps.ts';
 import { type PreparedQuery, SAME_PERSON } from './prepared-query.ts';
 import { findMentions, findPlace, type Mention, textWords, type TextWords } from './text-mentions.ts';
 
@@ -92,6 +93,17 @@ export function corroboration(
   own: PartyText | null,
   words: TextWords | null,
 ): Signal[] {
+  return finish(corroborationSteps(prepared, c, parties, own, words));
+}
+
+/** `corroboration`, pausing after each known person (one pass over the text each). */
+export function* corroborationSteps(
+  prepared: PreparedQuery,
+  c: CandidateRecord,
+  parties: readonly PartyText[],
+  own: PartyText | null,
+  words: TextWords | null,
+): Steps<Signal[]> {
   const signals: Signal[] = [];
   if (prepared.knownPersons.length === 0) return signals;
   const title = c.title === null ? null : textWords(c.title);
@@ -110,6 +122,7 @@ export function corroboration(
     ] as const)
       if (source !== null && text !== null)
         for (const m of findMentions(source, known)) associate.push(span(field, text, 0, m.start, m.end));
+    yield;
   }
   if (relation.length > 0)
     signals.push({ kind: 'relation', detail: "a person supplied is named as the party's relative", spans: relation });

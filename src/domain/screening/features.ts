@@ -24,11 +24,12 @@
  *   alias, age), or a person screen against a company or public body, is inconsistent.
  * Pure, no IO.
  */
+import { finish, type Steps } from '../steps.ts';
 import { partiesOf, span } from './candidate-parties.ts';
-import { addressSignal, corroboration, entityTypeConsistent, identifierSignals } from './corroboration.ts';
-import { bestPartyName, nameFeatures, nameSignals, nameSource, TEXT_MENTION_DISCOUNT, textMentions } from './name-evidence.ts';
+import { addressSignal, corroborationSteps, entityTypeConsistent, identifierSignals } from './corroboration.ts';
+import { bestPartyName, nameFeatures, nameSignals, nameSource, TEXT_MENTION_DISCOUNT, textMentionsSteps } from './name-evidence.ts';
 import { type PreparedQuery, prepareQuery } from './prepared-query.ts';
-import { textWords } from './text-mentions.ts';
+import { textWordsSteps } from './text-mentions.ts';
 
 export { prepareQuery, type PreparedQuery } from './prepared-query.ts';
 
@@ -160,14 +161,25 @@ export interface ExtractedFeatures {
 }
 
 export function extractFeaturesFor(prepared: PreparedQuery, candidate: CandidateRecord): ExtractedFeatures {
+  return finish(extractFeaturesSteps(prepared, candidate));
+}
+
+/**
+ * `extractFeaturesFor` in steps (domain/steps.ts): a candidate's judgment may run to half
+ * a million characters, read into words and then once per screened name and known person,
+ * some 150 ms in one piece; the steps pause while the text is read and after each pass.
+ */
+export function* extractFeaturesSteps(prepared: PreparedQuery, candidate: CandidateRecord): Steps<ExtractedFeatures> {
   const { query } = prepared;
   const parties = partiesOf(candidate);
   const best = bestPartyName(prepared, parties);
+  yield;
   // Judgment texts run to tens of thousands of words: read them only when they can matter.
   const textCouldWin = (best?.match.similarity ?? 0) < TEXT_MENTION_DISCOUNT;
   const needMentions = textCouldWin || prepared.cities.length > 0;
-  const words = candidate.text !== null && (needMentions || prepared.knownPersons.length > 0) ? textWords(candidate.text) : null;
-  const mentionsInText = words !== null && needMentions ? textMentions(prepared, words) : [];
+  const words =
+    candidate.text !== null && (needMentions || prepared.knownPersons.length > 0) ? yield* textWordsSteps(candidate.text) : null;
+  const mentionsInText = words !== null && needMentions ? yield* textMentionsSteps(prepared, words) : [];
   const source = nameSource(best, textCouldWin ? mentionsInText : []);
   const own = source.from === 'party' ? source.best.party : null;
   const ids = identifierSignals(query, candidate);
@@ -181,7 +193,8 @@ export function extractFeaturesFor(prepared: PreparedQuery, candidate: Candidate
           words,
           mentionsInText.map((m) => m.mention),
         );
-  const corroborating = corroboration(prepared, candidate, parties, own, words);
+  yield;
+  const corroborating = yield* corroborationSteps(prepared, candidate, parties, own, words);
   const consistent = entityTypeConsistent(query.entityType, own?.parsed ?? null);
   const features: MatchFeatures = {
     ...nameFeatures(source),

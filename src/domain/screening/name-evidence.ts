@@ -8,6 +8,7 @@ import type { MatchFeatures, Signal } from './features.ts';
 import { type PartyText, tokenSpans } from './candidate-parties.ts';
 import { compareTokens, type NameMatch, type TokenAgreement } from './names.ts';
 import type { NameTokens } from './party-parse.ts';
+import { finish, type Steps } from '../steps.ts';
 import type { PreparedQuery } from './prepared-query.ts';
 import { findMentions, type Mention, type TextWords } from './text-mentions.ts';
 
@@ -72,7 +73,17 @@ export interface TextMention {
 
 /** Every in-order mention of any screened name in the record text. */
 export function textMentions(prepared: PreparedQuery, words: TextWords): TextMention[] {
-  return prepared.variants.flatMap((v) => findMentions(words, v.tokens).map((mention) => ({ mention, via: v.via, tokens: v.tokens })));
+  return finish(textMentionsSteps(prepared, words));
+}
+
+/** `textMentions`, pausing after each name (one pass over the text each). */
+export function* textMentionsSteps(prepared: PreparedQuery, words: TextWords): Steps<TextMention[]> {
+  const mentions: TextMention[] = [];
+  for (const v of prepared.variants) {
+    for (const mention of findMentions(words, v.tokens)) mentions.push({ mention, via: v.via, tokens: v.tokens });
+    yield;
+  }
+  return mentions;
 }
 
 function bestMention(mentions: readonly TextMention[]): TextMention | null {

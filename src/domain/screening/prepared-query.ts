@@ -9,13 +9,16 @@
  * screened name compares every known person with every screened name, token by token, so
  * the work grows with the product of the two sides' token counts. The request caps (8
  * names, 10 known persons, 200 characters each) still let that product reach a million
- * token pairs (100 one-letter tokens a name), some 100 ms of one thread. So each entry (the
- * name, an alias, a known person) is compared on at most its first 8 names and 24 tokens,
- * in reading order, and each side (the screened names, then the known persons) on at most
- * 16 names and 64 tokens, in the order the caller listed them: at most 4,096 token pairs
- * and 256 name comparisons. Real names sit far inside: of the 65,792 party strings of the
- * Supreme Court metadata and the eCourts High Court fixtures, the longest reads as 17
- * tokens and the most names in one is 8, and a check of eight 8-token names fits whole.
+ * token pairs (100 one-letter tokens a name), 40 to 300 ms of one thread. So each entry
+ * (the name, an alias, a known person) is compared on at most its first 8 names and 16
+ * tokens, in reading order ("@" names, then relatives written in it), and each side (the
+ * screened names, then the known persons) on at most 16 names and 48 tokens, in the order
+ * the caller listed them: at most 2,304 token pairs and 256 name comparisons. Real names
+ * sit inside: of the 65,792 party strings of the Supreme Court metadata and the eCourts
+ * High Court fixtures, one reads as more than 16 tokens (17) and none as more than 8
+ * names, and most persons' names are 2 to 4 tokens; a check of eight 6-token names fits
+ * whole.
+ * Beyond the caps, tokens are left out of the comparison, never the check refused.
  */
 import { placesOf } from './address.ts';
 import type { ScreeningQuery } from './features.ts';
@@ -66,9 +69,15 @@ function entryNames(names: readonly NameTokens[]): NameTokens[] {
   return within(names, COMPARED.entry, itself, keepCut);
 }
 
-export function prepareQuery(query: ScreeningQuery): PreparedQuery {
-  const entries = [query.name, ...query.aliases].map((entry) => readScreenedName(entry, query.entityType));
-  const variants = within(
+type Variant = PreparedQuery['variants'][number];
+
+/** The screened names (the name, then the aliases, "@" names within each) as compared. */
+export function screenedVariants(query: Pick<ScreeningQuery, 'name' | 'aliases' | 'entityType'>): Variant[] {
+  return variantsOf([query.name, ...query.aliases].map((entry) => readScreenedName(entry, query.entityType)));
+}
+
+function variantsOf(entries: readonly { names: readonly NameTokens[] }[]): Variant[] {
+  return within(
     entries.flatMap((entry, i) =>
       entryNames(entry.names).map((tokens) => ({ tokens, via: i === 0 ? ('name' as const) : ('alias' as const) })),
     ),
@@ -76,6 +85,11 @@ export function prepareQuery(query: ScreeningQuery): PreparedQuery {
     (v) => v.tokens,
     (v, tokens) => ({ ...v, tokens }),
   );
+}
+
+export function prepareQuery(query: ScreeningQuery): PreparedQuery {
+  const entries = [query.name, ...query.aliases].map((entry) => readScreenedName(entry, query.entityType));
+  const variants = variantsOf(entries);
   const listed = query.knownPersons.flatMap((p) => entryNames(parseParty(p).names));
   const ownRelatives = entries.flatMap((entry) => entryNames(entry.relatives));
   const isScreenedName = (tokens: NameTokens): boolean =>

@@ -3,10 +3,16 @@
  * judgments mention many people, so a mention here is stricter than a party-name match:
  * the words must follow in order, each spelt the same, sounding the same or given as an
  * initial, with at least two words and one of them written out. Places match word for word.
- * Phonetic keys are computed once per distinct word of the text. Pure.
+ * Phonetic keys are computed once per distinct word of the text. A judgment runs to some
+ * 90,000 words, so reading it into words pauses every WORDS_PER_STEP words
+ * (`textWordsSteps`, see domain/steps.ts). Pure.
  */
+import { finish, type Steps } from '../steps.ts';
 import type { NameToken, NameTokens } from './party-parse.ts';
 import { canonicalToken, phoneticKey } from './phonetic.ts';
+
+/** Words read between two pauses of `textWordsSteps`: a few milliseconds of work. */
+const WORDS_PER_STEP = 8_192;
 
 export interface TextWord {
   canon: string;
@@ -29,14 +35,19 @@ export interface Mention {
 }
 
 export function textWords(text: string): TextWords {
+  return finish(textWordsSteps(text));
+}
+
+/** `textWords`, pausing every WORDS_PER_STEP words. */
+export function* textWordsSteps(text: string): Steps<TextWords> {
   const upper = text.toUpperCase();
   // Upper-casing keeps offsets unless a letter expands ("ß" to "SS"); then go word by word.
   const source = upper.length === text.length ? upper : text;
-  const words = Array.from(source.matchAll(/[\p{L}\p{N}]+/gu), (m) => ({
-    canon: canonicalToken(source === upper ? m[0] : m[0].toUpperCase()),
-    start: m.index,
-    end: m.index + m[0].length,
-  }));
+  const words: TextWord[] = [];
+  for (const m of source.matchAll(/[\p{L}\p{N}]+/gu)) {
+    words.push({ canon: canonicalToken(source === upper ? m[0] : m[0].toUpperCase()), start: m.index, end: m.index + m[0].length });
+    if (words.length % WORDS_PER_STEP === 0) yield;
+  }
   const keys = new Map<string, string>();
   const keyOf = (canon: string): string => {
     let key = keys.get(canon);

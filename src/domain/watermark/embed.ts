@@ -24,21 +24,18 @@ import {
   slotWhitening,
   wordsOf,
 } from './carriers.ts';
+import { finish, type Steps } from '../steps.ts';
 import { isAccountTag, type AccountTag } from './tag.ts';
 
 function bit(tag: AccountTag, slot: number): number {
   return tag[slotIndex(slot)]! ^ slotWhitening(slot);
 }
 
-/** Characters `embedSteps` marks between two pauses: a few milliseconds of work. */
-export const EMBED_STEP_CHARS = 65_536;
+/** Characters `embedSteps` marks between two pauses: about a millisecond of work. */
+export const EMBED_STEP_CHARS = 8_192;
 
 export function embed(text: string, tag: AccountTag): string {
-  const steps = embedSteps(text, tag, Infinity);
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+  return finish(embedSteps(text, tag, Infinity));
 }
 
 /**
@@ -47,7 +44,7 @@ export function embed(text: string, tag: AccountTag): string {
  * million characters takes some 60 ms to mark). The steps only split the work; the text
  * comes out the same.
  */
-export function* embedSteps(text: string, tag: AccountTag, stepChars = EMBED_STEP_CHARS): Generator<void, string, void> {
+export function* embedSteps(text: string, tag: AccountTag, stepChars = EMBED_STEP_CHARS): Steps<string> {
   if (!isAccountTag(tag)) throw new Error('embed: not an account tag');
   const words = wordsOf(text);
   const context = new LetterContext();

@@ -44,13 +44,16 @@ const DeepSchema = z
       cache: CheckSchema,
       identityService: CheckSchema,
       workflowEngine: CheckSchema.optional().openapi({
-        description: 'Soft. The workflow engine (Temporal) that runs analyses and live fetches; while it is down they answer 503 WORKFLOW_ENGINE_UNAVAILABLE and charge nothing.',
+        description:
+          'Soft. The workflow engine (Temporal) that runs analyses and live fetches; while it is down they answer 503 WORKFLOW_ENGINE_UNAVAILABLE and charge nothing.',
       }),
       workers: CheckSchema.optional().openapi({
-        description: 'Soft. Whether a worker polled each workflow task queue in the last 90 seconds; without one, admitted work waits (and is refunded if it outlives its bound).',
+        description:
+          'Soft. Whether a worker polled each workflow task queue in the last 90 seconds; without one, admitted work waits (and is refunded if it outlives its bound).',
       }),
       analyticsStore: CheckSchema.optional().openapi({
-        description: 'Soft. The analytics store (ClickHouse) behind GET /usage and GET /audit; audit events wait in the database while it is down.',
+        description:
+          'Soft. The analytics store (ClickHouse) behind GET /usage and GET /audit; audit events wait in the database while it is down.',
       }),
     }),
   })
