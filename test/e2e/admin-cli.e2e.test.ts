@@ -4,38 +4,20 @@
  * corpus), and against one started without a token, where the admin API does not exist.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ecourtsHcSource } from '../../src/corpus/sources/ecourts-hc.ts';
 import { corpusDir } from '../support/corpus.ts';
-import { startService, type RunningService } from '../support/service-process.ts';
+import { runCommand, startService, type CommandRun, type RunningService } from '../support/service-process.ts';
 
 const TOKEN = 'e2e-admin-token-0123456789abcdef';
 
-interface CliResult {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function cli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['bin/court-records.mjs', 'admin', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
+function cli(args: string[], env: Record<string, string>): Promise<CommandRun> {
+  return runCommand(process.execPath, ['bin/court-records.mjs', 'admin', ...args], env);
 }
 
 /** Exit 0, nothing on stderr, and stdout exactly one JSON object on one line. */
-function oneObject(result: CliResult): Record<string, unknown> {
+function oneObject(result: CommandRun): Record<string, unknown> {
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr, '');
   assert.match(result.stdout, /^[^\n]+\n$/);

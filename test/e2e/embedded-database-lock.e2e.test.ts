@@ -7,38 +7,19 @@
  * anything. Once the service stops, the same commands run on the intact database.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { corpusDir } from '../support/corpus.ts';
-import { freePort, startService, type RunningService } from '../support/service-process.ts';
+import { freePort, runCommand, startService, type CommandRun, type RunningService } from '../support/service-process.ts';
 
 const TOKEN = 'e2e-admin-token-lock-0123456789';
 const DATABASE_HELD = 75;
 
-interface Run {
-  readonly code: number | null;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
-function run(command: string, args: readonly string[], env: Record<string, string>): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
 /** Exit 0, nothing on stderr, one JSON object on stdout. */
-function printed(result: Run): Record<string, unknown> {
+function printed(result: CommandRun): Record<string, unknown> {
   assert.equal(result.code, 0, result.stderr);
   assert.equal(result.stderr, '');
   return JSON.parse(result.stdout) as Record<string, unknown>;
@@ -79,8 +60,8 @@ describe('one process at a time on the embedded database', () => {
   let adminEnv: Record<string, string>;
   let userId: string;
   const cliEnv = { DATA_DIR: dataDir, DATABASE_URL: '', LOG_LEVEL: 'silent' };
-  const cli = (...args: string[]) => run(process.execPath, ['bin/court-records.mjs', ...args], cliEnv);
-  const admin = (...args: string[]) => run(process.execPath, ['bin/court-records.mjs', 'admin', ...args], adminEnv);
+  const cli = (...args: string[]) => runCommand(process.execPath, ['bin/court-records.mjs', ...args], cliEnv);
+  const admin = (...args: string[]) => runCommand(process.execPath, ['bin/court-records.mjs', 'admin', ...args], adminEnv);
   const direct: readonly (readonly string[])[] = [
     ['migrate'],
     ['ingest', corpus],
@@ -141,7 +122,7 @@ describe('one process at a time on the embedded database', () => {
 
   it('refuses a second service on the same DATA_DIR before it starts anything', async () => {
     const temporalPort = await freePort();
-    const second = await run(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const second = await runCommand(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       DATA_DIR: dataDir,
       PORT: String(await freePort()),
       HOST: '127.0.0.1',

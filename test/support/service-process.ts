@@ -14,6 +14,26 @@ export interface RunningService {
   stop(): Promise<void>;
 }
 
+/** What a command printed and how it exited. */
+export interface CommandRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a command to its end (the CLI, a second service), with `env` over this process's environment. */
+export function runCommand(command: string, args: readonly string[], env: Record<string, string>): Promise<CommandRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
