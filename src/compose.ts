@@ -26,6 +26,7 @@ import { CreditExpirySweeper } from './application/credits/expiry-sweeper.ts';
 import { openDocumentStorage } from './adapters/storage/open-document-storage.ts';
 import { storeJudgmentDocuments } from './corpus/store-documents.ts';
 import { SearchIndexProjector } from './projections/search-index-projector.ts';
+import { MeilisearchSearchIndex } from './adapters/meilisearch/search-index.ts';
 import { openAnalyticsStore } from './adapters/clickhouse/open.ts';
 import { unavailableAnalyticsStore } from './adapters/clickhouse/unavailable-store.ts';
 import type { AnalyticsStore } from './ports/analytics.ts';
@@ -393,6 +394,12 @@ export async function composeService(
       application.invalidator.start();
       if (analytics.ready) auditProjector.start();
       searchProjector.start();
+      // A schema version that changed the documents: rebuild beside the live index, which keeps serving.
+      if (searchIndexWriter instanceof MeilisearchSearchIndex && searchIndexWriter.schema.needsReindex)
+        void searchProjector
+          .reindex()
+          .then((cases) => logger.info({ cases }, 'search index rebuilt and swapped in'))
+          .catch((err: unknown) => logger.error({ err }, 'search index reindex failed; the previous index keeps serving'));
       if (vectorsAvailable) embeddingProjector.start();
       expirySweeper.start();
       workflowRuntime.startWorker();

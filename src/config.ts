@@ -36,6 +36,11 @@ const schema = z.object({
   CLICKHOUSE_URL: optionalUrl,
   MEILI_URL: optionalUrl,
   MEILI_API_KEY: z.string().optional(),
+  /** The Meilisearch index uid: several deployments (staging, production) may share one server. */
+  MEILI_INDEX: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/)
+    .default('cases'),
   TEMPORAL_ADDRESS: z.string().optional(),
   ADMIN_TOKEN: z
     .string()

@@ -11,6 +11,7 @@ import { openDatabase } from '../db/open.ts';
 import { adminCommand } from './admin.ts';
 import { financeCommand } from './finance.ts';
 import { ingestCommand } from './ingest.ts';
+import { searchCommand } from './search.ts';
 import { watermarkCommand } from './watermark.ts';
 
 const USAGE = `usage: court-records <command>
@@ -19,6 +20,7 @@ const USAGE = `usage: court-records <command>
   admin ...        operator commands against a running service (court-records admin --help)
   admin watermark trace FILE
                    name the billing account a leaked extract was served to (reads the database)
+  search reindex   rebuild the Meilisearch index beside the live one and swap it in (MEILI_URL)
   finance export   credit ledger events with running balances (court-records finance --help)
   finance reconcile
                    check balances, charges, audit trail and ClickHouse usage agree
@@ -52,6 +54,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return rest[0] === 'watermark' ? await watermarkCommand(rest.slice(1)) : await adminCommand(rest);
       case 'finance':
         return await financeCommand(rest);
+      case 'search':
+        return await searchCommand(rest);
       default:
         process.stderr.write(`${USAGE}\n`);
         return command === undefined || command === '--help' ? 0 : 2;

@@ -3,6 +3,13 @@
  * Each runs in its own transaction under a transaction-level advisory lock, and the
  * applied check happens inside the lock, so two processes starting at once apply each
  * migration exactly once.
+ *
+ * One migration may do nothing and still be recorded: 0008 skips case_chunks on a
+ * PostgreSQL without pgvector, so that the service runs with keyword search. Its SQL
+ * re-checks for the extension, so while its table is missing it runs again on every
+ * migrate (each start): installing pgvector later then takes a restart, not a hand-made
+ * table, and the embedding projector fills the new table from the start of the feed. (A
+ * later migration that changes case_chunks has to skip in the same way, and join this list.)
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,9 +24,14 @@ interface Journal {
   entries: { idx: number; tag: string }[];
 }
 
+/** A migration that may skip its work, and the table whose absence says it did. */
+const RETRIED_WHILE_MISSING: ReadonlyMap<string, string> = new Map([['0008_case_chunks', 'case_chunks']]);
+
 export interface MigrationReport {
   applied: string[];
   alreadyApplied: number;
+  /** Migrations applied earlier without doing their work that have done it now. */
+  completed: string[];
 }
 
 export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url).pathname;
@@ -32,26 +44,39 @@ export async function migrate(db: Db, dir: string = MIGRATIONS_DIR): Promise<Mig
     await sql`create table if not exists schema_migrations (
       tag text primary key, sha256 text not null, applied_at timestamptz not null default now())`.execute(trx);
   });
-  const report: MigrationReport = { applied: [], alreadyApplied: 0 };
+  const report: MigrationReport = { applied: [], alreadyApplied: 0, completed: [] };
   for (const entry of ordered) {
     const text = readFileSync(join(dir, `${entry.tag}.sql`), 'utf8');
     const digest = createHash('sha256').update(text).digest('hex');
-    const applied = await db.transaction().execute(async (trx) => {
+    const outcome = await db.transaction().execute(async (trx) => {
       await sql`select pg_advisory_xact_lock(${MIGRATION_LOCK})`.execute(trx);
       const done = await sql<{ sha256: string }>`select sha256 from schema_migrations where tag = ${entry.tag}`.execute(trx);
       const previous = done.rows[0];
       if (previous) {
         if (previous.sha256 !== digest) throw new Error(`migration ${entry.tag} changed after it was applied`);
-        return false;
+        const table = RETRIED_WHILE_MISSING.get(entry.tag);
+        if (table === undefined || (await tableExists(trx, table))) return 'already';
+        await run(trx, text);
+        return (await tableExists(trx, table)) ? 'completed' : 'already';
       }
-      for (const statement of text.split(BREAKPOINT)) {
-        if (statement.trim()) await sql.raw(statement).execute(trx);
-      }
+      await run(trx, text);
       await sql`insert into schema_migrations (tag, sha256) values (${entry.tag}, ${digest})`.execute(trx);
-      return true;
+      return 'applied';
     });
-    if (applied) report.applied.push(entry.tag);
+    if (outcome === 'applied') report.applied.push(entry.tag);
     else report.alreadyApplied += 1;
+    if (outcome === 'completed') report.completed.push(entry.tag);
   }
   return report;
+}
+
+async function run(db: Db, text: string): Promise<void> {
+  for (const statement of text.split(BREAKPOINT)) {
+    if (statement.trim()) await sql.raw(statement).execute(db);
+  }
+}
+
+async function tableExists(db: Db, table: string): Promise<boolean> {
+  const row = await sql<{ present: boolean }>`select to_regclass(${table}) is not null as present`.execute(db);
+  return row.rows[0]?.present === true;
 }

@@ -60,8 +60,12 @@ export async function openPostgres(url: string, options: { max?: number; stateme
   };
 }
 
-/** Background work runs a few statements at a time; it must not take the request path's connections. */
-const MAINTENANCE_CONNECTIONS = 3;
+/**
+ * Background work runs a few statements at a time; it must not take the request path's
+ * connections. Each case-feed projector (keyword index, embeddings, a reindex's hand-over)
+ * holds one connection for its lock while its batch runs on another, plus the audit projector's one.
+ */
+const MAINTENANCE_CONNECTIONS = 6;
 
 /** PGlite with the extensions our migrations use; nothing stays open if it fails. */
 async function createPglite(location: string | undefined): Promise<PGlite> {

@@ -75,6 +75,10 @@ export interface SearchResult {
 
 export interface SearchIndex {
   readonly name: 'postgres' | 'meilisearch';
+  /** Names this index's projector checkpoint: another index (a new uid, another engine) starts from zero. */
+  readonly checkpointKey: string;
+  /** How many cases the projector hands `upsert` at once: what one write costs differs by engine. */
+  readonly writeBatchSize: number;
   search(request: SearchRequest): Promise<SearchResult>;
   /** Inserts or replaces documents by caseId; durable when the promise resolves. */
   upsert(documents: readonly SearchDocument[]): Promise<void>;
@@ -82,6 +86,18 @@ export interface SearchIndex {
   remove(caseIds: readonly string[]): Promise<void>;
   /** Resolves when the index answers; rejects otherwise (health checks). */
   ping(): Promise<void>;
+}
+
+/**
+ * An index held apart from the case store (Meilisearch) that can be rebuilt beside itself:
+ * a shadow is filled while this one keeps serving, then swapped in whole. PostgreSQL's
+ * index is a table the case store's own transactions keep, so it has no such step.
+ */
+export interface ReindexableSearchIndex extends SearchIndex {
+  /** A new, empty index with the latest settings; searches keep going to this one. */
+  createShadow(): Promise<SearchIndex>;
+  /** Atomically puts the shadow's documents in place of this index's, then drops the old ones. */
+  swapIn(shadow: SearchIndex): Promise<void>;
 }
 
 /** Filters of a party-name retrieval: the litigation check's court and `since`, already resolved. */

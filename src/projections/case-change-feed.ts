@@ -39,3 +39,19 @@ export function exclusively(db: Db, kind: DatabaseKind, name: string, batch: () 
     }
   });
 }
+
+/**
+ * Runs `work` holding the named session lock, waiting for it (a reindex's hand-over must
+ * not be skipped, only delayed until the projector's current batch is done).
+ */
+export function holding(db: Db, kind: DatabaseKind, name: string, work: () => Promise<void>): Promise<void> {
+  if (kind === 'pglite') return work();
+  return db.connection().execute(async (conn) => {
+    await sql`select pg_advisory_lock(hashtext(${name}))`.execute(conn);
+    try {
+      await work();
+    } finally {
+      await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(conn);
+    }
+  });
+}

@@ -15,13 +15,17 @@
 import type { Db } from '../db/database.ts';
 import type { DatabaseKind } from '../db/open.ts';
 import { decodeEntities } from '../corpus/source-text.ts';
-import type { SearchDocument, SearchIndex } from '../ports/search-index.ts';
-import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
-import { exclusively, readCaseChanges, type CaseRow } from './case-change-feed.ts';
+import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
+import { START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
-/** One checkpoint per backend: switching to Meilisearch starts that index from zero. */
-export function searchIndexProjectorName(index: SearchIndex): string {
-  return `search-index:${index.name}`;
+function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {
+  return 'createShadow' in index && 'swapIn' in index;
+}
+
+/** One checkpoint per index: switching to Meilisearch, or to another index uid, starts that index from zero. */
+function searchIndexProjectorName(index: SearchIndex): string {
+  return `search-index:${index.checkpointKey}`;
 }
 
 function names(parties: unknown): string[] {
@@ -127,17 +131,54 @@ export class SearchIndexProjector {
   }
 
   #exclusive(): Promise<number> {
-    return exclusively(this.db, this.options.kind, this.#name, () => this.#batch());
+    return exclusively(this.db, this.options.kind, this.#name, async () => {
+      const after = await this.#checkpoint();
+      const last = await this.#project(this.index, after);
+      if (!last) return 0;
+      await this.#save(last.checkpoint);
+      return last.rows;
+    });
   }
 
-  async #batch(): Promise<number> {
-    const after = await this.#checkpoint();
-    const rows = await readCaseChanges(this.db, after, this.options.batchSize ?? 200);
+  /**
+   * Rebuilds the index in full without taking it offline: every case is projected into a
+   * shadow while the live index keeps serving (and keeps being projected), then, holding
+   * this projector's lock so no batch lands in between, the shadow catches up with the
+   * feed, is swapped in, and its position becomes this projector's checkpoint. A crash
+   * before the swap leaves the live index as it was; the next reindex starts a new shadow.
+   */
+  async reindex(): Promise<number> {
+    const live = this.index;
+    if (!isReindexable(live)) throw new Error(`the ${live.name} index is kept by the case store and has nothing to swap`);
+    const shadow = await live.createShadow();
+    let position: Checkpoint = START;
+    let total = 0;
+    const fill = async (): Promise<void> => {
+      for (let last = await this.#project(shadow, position); last; last = await this.#project(shadow, position)) {
+        position = last.checkpoint;
+        total += last.rows;
+      }
+    };
+    await fill();
+    const handOver = this.#serial.then(() =>
+      holding(this.db, this.options.kind, this.#name, async () => {
+        await fill();
+        await live.swapIn(shadow);
+        await this.#save(position);
+      }),
+    );
+    this.#serial = handOver.catch(() => undefined);
+    await handOver;
+    return total;
+  }
+
+  /** Projects the next batch after `after` into `index`; the batch's end, or undefined when caught up. */
+  async #project(index: SearchIndex, after: Checkpoint): Promise<{ checkpoint: Checkpoint; rows: number } | undefined> {
+    const rows = await readCaseChanges(this.db, after, this.options.batchSize ?? index.writeBatchSize);
     const last = rows[rows.length - 1];
-    if (!last) return 0;
-    await this.index.upsert(rows.map(caseRowToSearchDocument));
-    await this.#save({ transactionId: last.changeXid, globalPosition: last.changeSeq });
-    return rows.length;
+    if (!last) return undefined;
+    await index.upsert(rows.map(caseRowToSearchDocument));
+    return { checkpoint: { transactionId: last.changeXid, globalPosition: last.changeSeq }, rows: rows.length };
   }
 
   async #checkpoint(): Promise<Checkpoint> {
@@ -146,7 +187,7 @@ export class SearchIndexProjector {
       .select(['transactionId', 'globalPosition'])
       .where('projector', '=', this.#name)
       .executeTakeFirst();
-    return row ?? { transactionId: '0', globalPosition: 0 };
+    return row ?? START;
   }
 
   async #save(checkpoint: Checkpoint): Promise<void> {

@@ -4,8 +4,9 @@
  * The embedder here is a FAKE (eight numbers from a hash of each text, not a language
  * model): what is tested is which texts reach the embedder and which rows result, and a
  * fake can count its calls, fail on cue and take a second model name. The real model's
- * vectors are tested in local-embedder.int.test.ts and vector-index.int.test.ts. PGlite
- * only where pgvector is missing: the Debian PostgreSQL here has none, reported as a skip.
+ * vectors are tested in local-embedder.int.test.ts and vector-index.int.test.ts. The same
+ * suite runs on PGlite and on PostgreSQL; a PostgreSQL without pgvector, where the
+ * migration left case_chunks out, is reported as a skip.
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -24,6 +24,8 @@ function failingOn(n: number, inner: SearchIndex): SearchIndex {
   let calls = 0;
   return {
     name: inner.name,
+    checkpointKey: inner.checkpointKey,
+    writeBatchSize: inner.writeBatchSize,
     search: (r) => inner.search(r),
     remove: (ids) => inner.remove(ids),
     ping: () => inner.ping(),

@@ -1,12 +1,15 @@
 /**
  * The one contract every SearchIndex adapter meets, run against each adapter present: the
- * Postgres adapter on PGlite and on PostgreSQL (TEST_DATABASE_URL), and Meilisearch when
- * MEILI_URL is set (reported as skipped otherwise). The documents are real: a slice of
+ * Postgres adapter on PGlite and on PostgreSQL (TEST_DATABASE_URL), and Meilisearch (the
+ * server at MEILI_URL, else a private one from the binary; skipped only with neither). The documents are real: a slice of
  * the corpus ingested and mapped as the projector maps it. Queries use the records' other
  * printed forms: case numbers as judgment headers and users write them, party names with
  * honorifics and typos, CNRs with separators. Party retrieval (the litigation check's
  * `searchParties`) is held to the same records, and to its completeness flag: `complete`
- * must mean the page holds every match.
+ * must mean the page holds every match. A date sort is held to a strict order over whole
+ * result lists (undated cases last both ways, ties by caseId, the Postgres adapter's
+ * order), on multi-word queries whose hits match the words differently, so an adapter that
+ * only breaks ties of relevance by date fails.
  */
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
@@ -23,6 +26,7 @@ import type {
   SearchSort,
 } from '../../src/ports/search-index.ts';
 import { databases } from '../support/databases.ts';
+import { dropIndexes, meilisearchForSuite, meilisearchMissing } from '../support/meilisearch.ts';
 import { realSearchDocuments } from '../support/search-corpus.ts';
 
 interface Subject {
@@ -30,8 +34,6 @@ interface Subject {
   readonly skip: string | false;
   open(): Promise<{ index: SearchIndex & PartySearchIndex; close(): Promise<void> }>;
 }
-
-const meiliUrl = process.env.MEILI_URL;
 
 const subjects: Subject[] = [
   ...databases.map((factory): Subject => ({
@@ -44,14 +46,18 @@ const subjects: Subject[] = [
   })),
   {
     name: 'meilisearch adapter',
-    skip: meiliUrl ? false : 'MEILI_URL not set: no Meilisearch to test against',
+    skip: meilisearchMissing,
     open: async () => {
-      const index = await MeilisearchSearchIndex.open({
-        url: meiliUrl ?? '',
-        apiKey: process.env.MEILI_API_KEY,
-        indexUid: `contract_${randomUUID().slice(0, 8)}`,
-      });
-      return { index, close: async () => undefined };
+      const meili = await meilisearchForSuite();
+      const indexUid = `contract_${randomUUID().slice(0, 8)}`;
+      const index = await MeilisearchSearchIndex.open({ url: meili.url, apiKey: meili.apiKey, indexUid });
+      return {
+        index,
+        close: async () => {
+          await dropIndexes(meili.url, meili.apiKey, indexUid);
+          await meili.close();
+        },
+      };
     },
   },
 ];
@@ -68,6 +74,30 @@ const DESARDA = 'sc-19885-2000-19020209'; // PADMA v. HIRALAL MOTILAL DESARDA
 function request(query: string, over: Partial<SearchRequest> = {}): SearchRequest {
   return { query, filters: {}, sort: 'relevance', offset: 0, limit: 10, ...over };
 }
+
+/** Whether `a` must come before `b` under a date sort: dated before undated, then by date, then by caseId. */
+function precedes(sort: 'recent' | 'oldest', a: SearchDocument, b: SearchDocument): boolean {
+  if (a.decisionDate === b.decisionDate) return a.caseId < b.caseId;
+  if (a.decisionDate === null || b.decisionDate === null) return b.decisionDate === null;
+  return sort === 'recent' ? a.decisionDate > b.decisionDate : a.decisionDate < b.decisionDate;
+}
+
+function assertDateOrder(sort: 'recent' | 'oldest', hits: readonly SearchDocument[], label: string): void {
+  for (let i = 1; i < hits.length; i += 1) {
+    const [a, b] = [hits[i - 1]!, hits[i]!];
+    assert.ok(precedes(sort, a, b), `${label}: ${a.caseId} (${String(a.decisionDate)}) before ${b.caseId} (${String(b.decisionDate)})`);
+  }
+}
+
+/** Multi-word queries with filters, each matching more than one page of cases decided on many dates. */
+const DATE_SORTED: readonly [string, SearchFilters][] = [
+  ['land acquisition', {}],
+  ['state of bihar', {}],
+  ['state of bihar', { courtCodes: ['SC'], fromDate: '1958-01-01', toDate: '1964-12-31' }],
+  // A typo: matched through typo tolerance on Meilisearch, through party-name trigrams on PostgreSQL.
+  ['state of madars', {}],
+];
+const PAGE = 10;
 
 for (const subject of subjects)
   describe(`SearchIndex contract: ${subject.name}`, { skip: subject.skip, timeout: 300_000 }, () => {
@@ -114,6 +144,15 @@ for (const subject of subjects)
       assert.equal((await ids('AB 3142/2018'))[0], GAUHATI_BAIL);
       assert.equal((await ids('HCP 1/2024'))[0], JK_HABEAS);
       assert.ok((await ids('bail in Crl. Appeal No. 1156-1157 of 2001')).includes(DANA_YADAV));
+      for (const sort of ['recent', 'oldest'] as const) {
+        assert.deepEqual(await ids('CA 4292/2002', { sort }), [NATIONAL_INSURANCE], sort);
+        assert.ok((await ids('bail in Crl. Appeal No. 1156-1157 of 2001', { sort })).includes(DANA_YADAV), sort);
+      }
+    });
+
+    it('finds a case number whose type is misspelt or left out, by its number and year', async () => {
+      assert.equal((await ids('Civl Apeal No. 4292 of 2002'))[0], NATIONAL_INSURANCE);
+      assert.equal((await ids('4292/2002'))[0], NATIONAL_INSURANCE);
     });
 
     it('finds a case by its CNR, with or without separators', async () => {
@@ -128,9 +167,10 @@ for (const subject of subjects)
       assert.ok((await ids('Anurag Tankah')).includes(GAUHATI_BAIL));
     });
 
-    it('returns nothing for words no record holds', async () => {
-      const result = await index.search(request('zzqxv'));
-      assert.deepEqual(result, { hits: [], total: 0, withheld: false });
+    it('returns nothing for words no record holds, nor for punctuation alone', async () => {
+      assert.deepEqual(await index.search(request('zzqxv')), { hits: [], total: 0, withheld: false });
+      for (const sort of ['relevance', 'recent'] as const)
+        assert.deepEqual(await index.search(request('?!', { sort })), { hits: [], total: 0, withheld: false }, sort);
     });
 
     const filterCases: [string, SearchFilters, (d: SearchDocument) => boolean][] = [
@@ -153,6 +193,17 @@ for (const subject of subjects)
       });
     }
 
+    it('filters by case type and court, matching the stored spelling exactly', async () => {
+      // Both spellings are stored case types of the slice.
+      for (const caseType of ['Writ Petition', 'writ petition']) {
+        const hits = await ids('petition', { filters: { caseTypes: [caseType] }, limit: 100 });
+        assert.ok(hits.length > 0, caseType);
+        for (const id of hits) assert.equal(doc(id).caseType, caseType, id);
+      }
+      assert.deepEqual(await ids('state', { filters: { courtCodes: ['jkhc'] } }), []);
+      assert.deepEqual(await ids('state', { filters: { caseTypes: ['CRL.A.'] } }), []);
+    });
+
     it('filters by judge, matching the stored spelling exactly', async () => {
       const judge = doc(GAUHATI_BAIL).judges[0] ?? '';
       assert.ok((await ids('Anurag Tankha')).includes(GAUHATI_BAIL));
@@ -167,23 +218,51 @@ for (const subject of subjects)
     it('sorts recent first, ties by caseId', async () => {
       const hits = (await dated('recent')).hits.map((h) => doc(h.caseId));
       assert.ok(hits.length > 10);
-      for (let i = 1; i < hits.length; i += 1) {
-        const [a, b] = [hits[i - 1]!, hits[i]!];
-        assert.ok(
-          (a.decisionDate ?? '') > (b.decisionDate ?? '') || (a.decisionDate === b.decisionDate && a.caseId < b.caseId),
-          `${a.caseId} before ${b.caseId}`,
-        );
-      }
+      assertDateOrder('recent', hits, 'recent');
     });
 
     it('sorts oldest first, ties by caseId', async () => {
       const hits = (await dated('oldest')).hits.map((h) => doc(h.caseId));
-      for (let i = 1; i < hits.length; i += 1) {
-        const [a, b] = [hits[i - 1]!, hits[i]!];
+      assert.ok(hits.length > 10);
+      assertDateOrder('oldest', hits, 'oldest');
+    });
+
+    for (const [query, filters] of DATE_SORTED)
+      it(`sorts "${query}"${Object.keys(filters).length ? ' (filtered)' : ''} by date over whole pages and across pages, not by relevance`, async () => {
+        const relevance = await index.search(request(query, { filters, limit: 3 * PAGE }));
+        const scores = new Set(relevance.hits.map((h) => h.score));
+        assert.ok(scores.size > 1, 'the hits match the words differently, so relevance alone does not order them by date');
+        for (const sort of ['recent', 'oldest'] as const) {
+          const whole = await index.search(request(query, { filters, sort, limit: 3 * PAGE }));
+          const wholeIds = whole.hits.map((h) => h.caseId);
+          assert.ok(whole.hits.length > PAGE, `${sort}: more than one page (${String(whole.hits.length)})`);
+          assert.equal(whole.total, relevance.total, `${sort}: a sort reorders the matches, never changes them`);
+          if (whole.total <= 3 * PAGE)
+            assert.deepEqual([...wholeIds].sort(), relevance.hits.map((h) => h.caseId).sort(), `${sort}: the same cases as by relevance`);
+          assertDateOrder(sort, wholeIds.map(doc), sort);
+          const dates = new Set(wholeIds.map((id) => doc(id).decisionDate));
+          assert.ok(dates.size > PAGE / 2, `${sort}: decided on many dates (${String(dates.size)})`);
+          const paged: string[] = [];
+          for (let offset = 0; offset < 3 * PAGE; offset += PAGE) paged.push(...(await ids(query, { filters, sort, limit: PAGE, offset })));
+          assert.deepEqual(paged, wholeIds, `${sort}: pages join into the whole list`);
+          assert.notDeepEqual(
+            wholeIds.slice(0, PAGE),
+            relevance.hits.slice(0, PAGE).map((h) => h.caseId),
+            `${sort}: not the relevance page`,
+          );
+        }
+      });
+
+    it('puts undated cases after every dated one under either date sort, undated ties by caseId', async () => {
+      for (const sort of ['recent', 'oldest'] as const) {
+        const hits = (await ids('home deptt', { sort, filters: { courtCodes: ['JKHC'] }, limit: 100 })).map(doc);
+        assert.ok(hits.filter((d) => d.decisionDate !== null).length >= 2, `${sort}: dated cases match`);
         assert.ok(
-          (a.decisionDate ?? '') < (b.decisionDate ?? '') || (a.decisionDate === b.decisionDate && a.caseId < b.caseId),
-          `${a.caseId} before ${b.caseId}`,
+          hits.some((d) => d.decisionDate === null),
+          `${sort}: undated cases match`,
         );
+        assert.notEqual(hits[0]?.decisionDate, null, `${sort}: a dated case first`);
+        assertDateOrder(sort, hits, sort);
       }
     });
 

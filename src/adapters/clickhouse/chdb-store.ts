@@ -13,9 +13,12 @@ import type { ChdbReply, ChdbRequest, ChdbStartup, ChdbWorkerData } from './chdb
 import { assertTableName, engineError, SHARED_SETTINGS, toWireParams, toWireRow } from './wire.ts';
 
 // Node 20 does not carry tsx's module hooks into worker threads, so the worker registers
-// them itself before it loads its TypeScript entry.
-const WORKER_BOOTSTRAP = `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))})
-  .then(({ register }) => { register(); return import(${JSON.stringify(new URL('./chdb-worker.ts', import.meta.url).href)}); });`;
+// them itself before it loads its TypeScript entry. Deno loads TypeScript itself and must
+// not get them: once any module load hook is registered, its require compiles chdb's .node
+// addon as JavaScript ("Invalid or unexpected token") instead of loading it.
+const WORKER_BOOTSTRAP = `const hooks = typeof Deno === 'object' ? Promise.resolve()
+  : import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then(({ register }) => register());
+hooks.then(() => import(${JSON.stringify(new URL('./chdb-worker.ts', import.meta.url).href)}));`;
 
 type Pending = { resolve: (rows: unknown[]) => void; reject: (error: Error) => void };
 /** A request before it is numbered; distributes over the union so each op keeps its fields. */

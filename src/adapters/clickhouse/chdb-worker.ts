@@ -47,7 +47,8 @@ function serve(port: NonNullable<typeof parentPort>, data: ChdbWorkerData): void
     session = new Session(data.dataPath, { connectionArgs: data.connectionArgs });
   } catch (error) {
     port.postMessage({ ready: false, error: failure(error) } satisfies ChdbStartup);
-    port.close();
+    // Lets the thread end; unref() rather than close(), which Deno's parentPort lacks.
+    port.unref();
     return;
   }
   port.postMessage({ ready: true } satisfies ChdbStartup);
@@ -57,7 +58,7 @@ function serve(port: NonNullable<typeof parentPort>, data: ChdbWorkerData): void
       // close() returns before the connection is gone if a query still runs on it.
       void drainPending().then(() => {
         port.postMessage({ id: request.id, ok: true, rows: [] } satisfies ChdbReply);
-        port.close();
+        port.unref();
       });
       return;
     }

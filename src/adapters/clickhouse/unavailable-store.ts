@@ -1,8 +1,8 @@
 /**
  * The analytics store when none could be opened at start (ClickHouse unreachable, or the
- * embedded engine unable to load, as under Deno, whose runtime cannot load chdb's native
- * addon). Every use fails: /audit and /usage answer 502, and audit events wait, durable in
- * Postgres, for a start with a working store to project them.
+ * embedded engine unable to load its native library). Every use fails: /audit and /usage
+ * answer 502, and audit events wait, durable in Postgres, for a start with a working store
+ * to project them.
  */
 import { AnalyticsError, type AnalyticsStore } from '../../ports/analytics.ts';
 

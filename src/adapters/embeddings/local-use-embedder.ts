@@ -25,7 +25,7 @@ export const USE_LITE_BATCH = 4;
 
 // Node 20 does not carry tsx's module hooks into worker threads, so the worker registers
 // them itself before it loads its TypeScript entry, as the chdb worker does. Deno loads
-// TypeScript itself and has no module hooks to register, so there the entry loads as is.
+// TypeScript itself (and a registered load hook there would stop native addons loading), so there the entry loads as is.
 // Built on start, so a missing tsx fails that start (and falls back) rather than the import.
 function workerBootstrap(): string {
   const entry = JSON.stringify(new URL('./local-use-worker.ts', import.meta.url).href);

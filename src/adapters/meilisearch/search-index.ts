@@ -4,33 +4,54 @@
  * is split into chunks of CHUNK_WORDS words; each chunk is its own Meilisearch document
  * (`<caseId>__<n>`) carrying the case's filter and sort fields, chunk 0 also the parties,
  * title and summary, and `distinctAttribute: caseId` folds them back into one hit per case.
- * Every write waits for its task (waitTask) and fails if the task failed, so `upsert` and
+ * Every write waits for its tasks (in bulk, index-schema.ts `succeeded`) and fails if one failed, so `upsert` and
  * `remove` are durable when they resolve. Synonyms come from the domain's table of legal
  * abbreviations; typos are tolerated in words but never in numbers, case numbers or CNRs.
  *
- * A case number or CNR read from the query is looked up exactly (a filter on the stored
- * keys) and those cases rank first; the words then go through a normal search. `total`
- * is the exact matches plus Meilisearch's estimatedTotalHits for the words (an estimate,
- * capped by `pagination.maxTotalHits` like the Postgres adapter's count cap).
+ * A case matches as it does on PostgreSQL: every word of the query (matchingStrategy
+ * "all", each word typo-tolerant), or a case number or CNR read from the query, looked up
+ * by filter: exactly on the stored keys, or on the "NUMBER YEAR" ending a key when the
+ * query leaves the type out or misspells it. By relevance the exact lookups rank first,
+ * then the number-and-year ones, then the word hits; a date sort orders every match by
+ * date (the `sort` ranking rule comes first), undated cases last both ways and ties by
+ * caseId, as on PostgreSQL. `total` is exact below TOTAL_HITS_CAP (an exhaustive count:
+ * estimatedTotalHits counts a long judgment's chunks apart, so it moves with the page asked
+ * for) and saturates there like the Postgres adapter's count cap. Filters compare stored
+ * spellings exactly, through hex keys (see exactKey).
  *
  * Party retrieval for the litigation check (`searchParties`) searches the `parties`
  * attribute alone with matchingStrategy "all": every word of the normalised name must be
- * there, typo-tolerant. Single letters (initials) are left out of the words, since
+ * there, typo-tolerant. Single letters (initials) are left out of the required words, since
  * Meilisearch matches whole words and "R" would never meet "Rajesh"; the features stage
- * judges initials against the record. One hit more than the limit says whether the page
- * holds every match (`complete`).
+ * judges initials against the record. They still rank: a second query of every word,
+ * initials included, weighted above the first in one federated search, puts "K S Yadav"
+ * ahead of the other Yadavs. One hit more than the limit says whether the page holds
+ * every match (`complete`).
  */
-import { Meilisearch, type Index, type Settings, type Task } from 'meilisearch';
+import { Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
-import { analyseQuery } from '../../domain/search/query.ts';
+import { analyseQuery, type AnalysedQuery } from '../../domain/search/query.ts';
+import {
+  applySettings,
+  dropIndex,
+  ensureIndex,
+  latest,
+  migrateIndex,
+  recordVersion,
+  succeeded,
+  type IndexMigration,
+  type SchemaState,
+} from './index-schema.ts';
 import type {
   PartySearchFilters,
   PartySearchIndex,
   PartySearchRequest,
   PartySearchResult,
+  ReindexableSearchIndex,
   SearchDocument,
   SearchFilters,
+  SearchHit,
   SearchIndex,
   SearchRequest,
   SearchResult,
@@ -39,18 +60,26 @@ import type {
 /** Well under 65,535 positions: separators and sentence breaks also take positions. */
 const CHUNK_WORDS = 20_000;
 const TOTAL_HITS_CAP = 10_000;
-/** Exact case-number matches taken ahead of the word search (a number names few cases). */
-const EXACT_LOOKUP_LIMIT = 100;
+/** Case-number matches taken ahead of the word search, per kind of lookup (a number names few cases). */
+const LOOKUP_LIMIT = 100;
+/** What matching a party name's initials too weighs against matching its other words alone. */
+const INITIALS_WEIGHT = 2;
+/** Scores of the lookups, above any word hit's ranking score (at most 1), exact above number-and-year. */
+const EXACT_SCORE = 3;
+const NUMBER_YEAR_SCORE = 2;
 
 interface ChunkDocument {
   id: string;
   caseId: string;
   chunk: number;
   caseNumberKey: string;
+  /** keyTail(caseNumberKey). */
+  caseNumberTail: string | null;
   cnr: string | null;
-  courtCode: string;
-  caseType: string | null;
-  judges: string[];
+  /** Filter keys (exactKey) of the court code, the case type and the judges' spellings. */
+  courtKey: string;
+  caseTypeKey: string | null;
+  judgeKeys: string[];
   decisionDay: number | null;
   decisionYear: number | null;
   withheld: boolean;
@@ -69,14 +98,37 @@ function chunks(text: string | null): string[] {
   return out;
 }
 
+const UTF8 = new TextEncoder();
+
+/**
+ * Meilisearch compares filter strings case-insensitively, but a stored spelling is what a
+ * filter means ("Writ Petition" and "writ petition" are two case types of the corpus,
+ * "S.R. DAS" and "S.R. Das" two judge spellings): filter fields hold each value's UTF-8
+ * bytes in hex, which no normalisation merges.
+ */
+function exactKey(value: string): string {
+  return Array.from(UTF8.encode(value), (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * The "NUMBER YEAR" ending a case-number key after its type ("CA 4292 2002" gives
+ * "4292 2002"): what a query's number-and-year meets, as `key like '% NUMBER YEAR'` does on
+ * PostgreSQL. Numbers and year hold no space, so they are the key's last two words.
+ */
+function keyTail(key: string): string | null {
+  const words = key.split(' ');
+  return words.length >= 3 ? words.slice(-2).join(' ') : null;
+}
+
 export function toChunks(doc: SearchDocument): ChunkDocument[] {
   const shared = {
     caseId: doc.caseId,
     caseNumberKey: doc.caseNumberNormalised,
+    caseNumberTail: keyTail(doc.caseNumberNormalised),
     cnr: doc.cnr,
-    courtCode: doc.courtCode,
-    caseType: doc.caseType,
-    judges: [...doc.judges],
+    courtKey: exactKey(doc.courtCode),
+    caseTypeKey: doc.caseType === null ? null : exactKey(doc.caseType),
+    judgeKeys: doc.judges.map(exactKey),
     decisionDay: doc.decisionDate === null ? null : Number(doc.decisionDate.replace(/-/g, '')),
     decisionYear: doc.decisionYear,
     withheld: doc.withheld,
@@ -105,12 +157,16 @@ function list(values: readonly (string | number)[]): string {
   return `[${values.map((v) => (typeof v === 'number' ? String(v) : quoted(v))).join(', ')}]`;
 }
 
+function keys(values: readonly string[]): string {
+  return list(values.map(exactKey));
+}
+
 function filterOf(filters: SearchFilters, withheld: boolean): string {
   const parts = [`withheld = ${String(withheld)}`];
-  if (filters.courtCodes?.length) parts.push(`courtCode IN ${list(filters.courtCodes)}`);
+  if (filters.courtCodes?.length) parts.push(`courtKey IN ${keys(filters.courtCodes)}`);
   if (filters.years?.length) parts.push(`decisionYear IN ${list(filters.years)}`);
-  if (filters.caseTypes?.length) parts.push(`caseType IN ${list(filters.caseTypes)}`);
-  if (filters.judges?.length) parts.push(`judges IN ${list(filters.judges)}`);
+  if (filters.caseTypes?.length) parts.push(`caseTypeKey IN ${keys(filters.caseTypes)}`);
+  if (filters.judges?.length) parts.push(`judgeKeys IN ${keys(filters.judges)}`);
   if (filters.fromDate !== undefined) parts.push(`decisionDay >= ${filters.fromDate.replace(/-/g, '')}`);
   if (filters.toDate !== undefined) parts.push(`decisionDay <= ${filters.toDate.replace(/-/g, '')}`);
   return parts.join(' AND ');
@@ -118,17 +174,55 @@ function filterOf(filters: SearchFilters, withheld: boolean): string {
 
 function partyFilterOf(filters: PartySearchFilters, withheld: boolean): string {
   const parts = [`withheld = ${String(withheld)}`];
-  if (filters.courtCodes?.length) parts.push(`courtCode IN ${list(filters.courtCodes)}`);
+  if (filters.courtCodes?.length) parts.push(`courtKey IN ${keys(filters.courtCodes)}`);
   if (filters.decidedOnOrAfter !== undefined)
     parts.push(`(decisionDay IS NULL OR decisionDay >= ${filters.decidedOnOrAfter.replace(/-/g, '')})`);
   return parts.join(' AND ');
 }
 
-/** The name's words for a whole-word search: initials dropped unless nothing else is left. */
-function partyWords(name: string): string {
+/** Filters on the stored keys that a case number or CNR read from the query names; null where it names none. */
+interface Lookups {
+  /** The number's candidate keys or the CNR. */
+  readonly exact: string | null;
+  /** Keys ending in the number's "NUMBER YEAR": the query left the type out or misspelt it. */
+  readonly numberYear: string | null;
+}
+
+function lookupsOf(query: AnalysedQuery): Lookups {
+  const exact = [
+    ...(query.caseNumberKeys.length ? [`caseNumberKey IN ${list(query.caseNumberKeys)}`] : []),
+    ...(query.cnr ? [`cnr = ${quoted(query.cnr)}`] : []),
+  ].join(' OR ');
+  return {
+    exact: exact === '' ? null : exact,
+    numberYear: query.numberAndYear === null ? null : `caseNumberTail = ${quoted(query.numberAndYear)}`,
+  };
+}
+
+/** Either lookup, as one filter. */
+function anyLookup(lookups: Lookups): string | null {
+  const parts = [lookups.exact, lookups.numberYear].filter((f) => f !== null);
+  return parts.length === 0 ? null : parts.map((f) => `(${f})`).join(' OR ');
+}
+
+interface Page {
+  readonly hits: readonly SearchHit[];
+  readonly total: number;
+}
+
+/** `filter` without the given cases. */
+function without(filter: string, hits: readonly SearchHit[]): string {
+  return hits.length === 0 ? filter : `${filter} AND NOT caseId IN ${list(hits.map((h) => h.caseId))}`;
+}
+
+/**
+ * A screened name's words for whole-word searches: the ones a party must have (initials
+ * dropped unless nothing else is left), and all of them, initials included, for ranking.
+ */
+function partyWords(name: string): { required: string; all: string } {
   const words = normalisePartyName(name).split(' ').filter(Boolean);
   const full = words.filter((w) => w.length > 1);
-  return (full.length > 0 ? full : words).join(' ');
+  return { required: (full.length > 0 ? full : words).join(' '), all: words.join(' ') };
 }
 
 export const MEILI_SETTINGS: Settings = {
@@ -137,59 +231,114 @@ export const MEILI_SETTINGS: Settings = {
     'caseId',
     'chunk',
     'caseNumberKey',
+    'caseNumberTail',
     'cnr',
-    'courtCode',
-    'caseType',
-    'judges',
+    'courtKey',
+    'caseTypeKey',
+    'judgeKeys',
     'decisionDay',
     'decisionYear',
     'withheld',
   ],
   sortableAttributes: ['decisionDay', 'caseId'],
   distinctAttribute: 'caseId',
-  rankingRules: ['words', 'typo', 'proximity', 'attribute', 'sort', 'exactness', 'caseId:asc'],
+  // `sort` first, so a date sort orders every hit by date rather than breaking ties of
+  // relevance with it; a search that asks for no sort skips the rule, so relevance is unchanged.
+  rankingRules: ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'caseId:asc'],
   synonyms: Object.fromEntries(abbreviationSynonyms().flatMap((group) => group.map((form) => [form, group.filter((f) => f !== form)]))),
   typoTolerance: { enabled: true, disableOnNumbers: true, disableOnAttributes: ['caseNumberKey', 'cnr', 'caseNumber'] },
   pagination: { maxTotalHits: TOTAL_HITS_CAP },
 };
 
-async function succeeded(task: Promise<Task>): Promise<void> {
-  const done = await task;
-  if (done.status !== 'succeeded')
-    throw new Error(`Meilisearch task ${done.uid} ${done.status}: ${done.error?.message ?? 'no error given'}`);
+/** Every version of the index's schema, oldest first (see index-schema.ts). */
+export const MEILI_MIGRATIONS: readonly IndexMigration[] = [
+  { version: 1, description: 'one document per chunk of a case, folded back by caseId', settings: MEILI_SETTINGS, reindex: false },
+];
+
+export interface MeilisearchOptions {
+  readonly url: string;
+  readonly apiKey?: string | undefined;
+  readonly indexUid?: string;
+  readonly migrations?: readonly IndexMigration[];
 }
 
-export class MeilisearchSearchIndex implements SearchIndex, PartySearchIndex {
+/** Cases written per projector batch: Meilisearch pays per task far more than per document. */
+const WRITE_BATCH = 5_000;
+
+/** The stale-chunk filter of a batch: one clause per chunk count, not one per case. */
+function staleChunks(documents: readonly SearchDocument[], all: readonly ChunkDocument[][]): string {
+  const byCount = new Map<number, string[]>();
+  documents.forEach((doc, i) => {
+    const count = all[i]?.length ?? 1;
+    byCount.set(count, [...(byCount.get(count) ?? []), doc.caseId]);
+  });
+  return [...byCount].map(([count, ids]) => `(chunk >= ${String(count)} AND caseId IN ${list(ids)})`).join(' OR ');
+}
+
+export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySearchIndex {
   readonly name = 'meilisearch' as const;
+  readonly writeBatchSize = WRITE_BATCH;
+  readonly checkpointKey: string;
 
   private constructor(
     private readonly client: Meilisearch,
     private readonly index: Index<ChunkDocument>,
-  ) {}
-
-  /** Creates the index if missing and applies the settings; resolves when both are done. */
-  static async open(options: { url: string; apiKey?: string | undefined; indexUid?: string }): Promise<MeilisearchSearchIndex> {
-    const client = new Meilisearch({ host: options.url, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
-    const uid = options.indexUid ?? 'cases';
-    const created = await client.createIndex(uid, { primaryKey: 'id' }).waitTask();
-    if (created.status !== 'succeeded' && created.error?.code !== 'index_already_exists') await succeeded(Promise.resolve(created));
-    const index = client.index<ChunkDocument>(uid);
-    await succeeded(index.updateSettings(MEILI_SETTINGS).waitTask());
-    return new MeilisearchSearchIndex(client, index);
+    private readonly migrations: readonly IndexMigration[],
+    /** The schema version of the live index after opening, and whether it needs a reindex. */
+    readonly schema: SchemaState,
+  ) {
+    // The default index keeps the key it always had; the uid names any other.
+    this.checkpointKey = index.uid === 'cases' ? 'meilisearch' : `meilisearch:${index.uid}`;
   }
 
+  /** Creates the index if missing and migrates its settings (index-schema.ts); resolves when done. */
+  static async open(options: MeilisearchOptions): Promise<MeilisearchSearchIndex> {
+    const client = new Meilisearch({ host: options.url, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+    const uid = options.indexUid ?? 'cases';
+    const migrations = options.migrations ?? MEILI_MIGRATIONS;
+    const schema = await migrateIndex(client, uid, migrations);
+    return new MeilisearchSearchIndex(client, client.index<ChunkDocument>(uid), migrations, schema);
+  }
+
+  /**
+   * The new chunks and the deletion of stale ones (chunk numbers past the new count) touch
+   * different documents, so their two tasks may run in either order, and are waited for together.
+   */
   async upsert(documents: readonly SearchDocument[]): Promise<void> {
     if (documents.length === 0) return;
     const all = documents.map(toChunks);
-    await succeeded(this.index.addDocuments(all.flat()).waitTask());
-    // Chunks beyond the new count are left from a longer earlier text.
-    const stale = all.map((c, i) => `(caseId = ${quoted(documents[i]?.caseId ?? '')} AND chunk >= ${c.length})`).join(' OR ');
-    await succeeded(this.index.deleteDocuments({ filter: stale }).waitTask());
+    await succeeded(this.client, [
+      this.index.addDocuments(all.flat()),
+      this.index.deleteDocuments({ filter: staleChunks(documents, all) }),
+    ]);
   }
 
   async remove(caseIds: readonly string[]): Promise<void> {
     if (caseIds.length === 0) return;
-    await succeeded(this.index.deleteDocuments({ filter: `caseId IN ${list(caseIds)}` }).waitTask());
+    await succeeded(this.client, [this.index.deleteDocuments({ filter: `caseId IN ${list(caseIds)}` })]);
+  }
+
+  /** A new, empty index beside this one with the latest settings, to be filled and swapped in. */
+  async createShadow(): Promise<SearchIndex> {
+    const uid = `${this.index.uid}_next`;
+    // A shadow left by an interrupted reindex holds an unknown part of the cases.
+    await dropIndex(this.client, uid);
+    await ensureIndex(this.client, uid);
+    const target = latest(this.migrations);
+    await applySettings(this.client, uid, target.settings);
+    return new MeilisearchSearchIndex(this.client, this.client.index<ChunkDocument>(uid), this.migrations, {
+      version: target.version,
+      needsReindex: false,
+    });
+  }
+
+  /** Swaps the shadow's documents in atomically (searches see the old or the new index, never neither), then drops the old. */
+  async swapIn(shadow: SearchIndex): Promise<void> {
+    if (!(shadow instanceof MeilisearchSearchIndex) || shadow.index.uid !== `${this.index.uid}_next`)
+      throw new Error('swapIn takes the shadow this index created');
+    await succeeded(this.client, [this.client.swapIndexes([{ indexes: [this.index.uid, shadow.index.uid], rename: false }])]);
+    await dropIndex(this.client, shadow.index.uid);
+    await recordVersion(this.client, this.index.uid, shadow.schema.version);
   }
 
   async ping(): Promise<void> {
@@ -198,69 +347,133 @@ export class MeilisearchSearchIndex implements SearchIndex, PartySearchIndex {
 
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
-    const visible = filterOf(request.filters, false);
-    const keyFilter = [
-      ...(query.caseNumberKeys.length ? [`caseNumberKey IN ${list(query.caseNumberKeys)}`] : []),
-      ...(query.cnr ? [`cnr = ${quoted(query.cnr)}`] : []),
-    ].join(' OR ');
-    const sort =
-      request.sort === 'relevance' ? undefined : [request.sort === 'recent' ? 'decisionDay:desc' : 'decisionDay:asc', 'caseId:asc'];
+    const lookups = lookupsOf(query);
+    const [page, withheld] = await Promise.all([
+      request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request),
+      this.#anyMatch(query.words, lookups, filterOf(request.filters, true)),
+    ]);
+    return { ...page, withheld };
+  }
 
-    const exact =
-      keyFilter === ''
-        ? []
-        : (
-            await this.index.search('', {
-              filter: `(${keyFilter}) AND ${visible}`,
-              limit: EXACT_LOOKUP_LIMIT,
-              attributesToRetrieve: ['caseId'],
-              ...(sort ? { sort } : {}),
-            })
-          ).hits.map((h) => h.caseId);
-    const exactIds = new Set(exact);
-    const wordsOffset = Math.max(0, request.offset - exact.length);
-    const words = await this.index.search(query.words, {
-      filter: visible,
-      offset: wordsOffset,
-      limit: request.limit + exact.length,
+  /**
+   * The lookups' cases first, then the word hits without them. Meilisearch will not merge a
+   * filter-only query with a word query by relevance (their ranking rules do not compare),
+   * so the lookups are read whole and the word search is paged after them.
+   */
+  async #byRelevance(words: string, lookups: Lookups, request: SearchRequest): Promise<Page> {
+    const visible = filterOf(request.filters, false);
+    const looked = await this.#lookedUp(lookups, visible);
+    const fromLookups = looked.slice(request.offset, request.offset + request.limit);
+    if (words === '') return { hits: fromLookups, total: looked.length };
+    const found = await this.index.search(words, {
+      matchingStrategy: 'all',
+      filter: without(visible, looked),
+      offset: Math.max(0, request.offset - looked.length),
+      limit: request.limit - fromLookups.length,
       attributesToRetrieve: ['caseId'],
       showRankingScore: true,
-      ...(sort ? { sort } : {}),
     });
-    const wordHits = words.hits.filter((h) => !exactIds.has(h.caseId)).map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }));
-    const hits = [...exact.map((caseId) => ({ caseId, score: 2 })), ...wordHits].slice(
-      request.offset - wordsOffset,
-      request.offset - wordsOffset + request.limit,
-    );
+    return {
+      hits: [...fromLookups, ...found.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }))],
+      total: await this.#total(words, looked, visible, looked.length + found.estimatedTotalHits),
+    };
+  }
 
-    const withheldFilter = filterOf(request.filters, true);
-    const [withheldWords, withheldExact] = await Promise.all([
-      this.index.search(query.words, { filter: withheldFilter, limit: 0 }),
-      keyFilter === '' ? undefined : this.index.search('', { filter: `(${keyFilter}) AND ${withheldFilter}`, limit: 0 }),
+  /**
+   * The word search and the lookups as one federated search: every query is sorted the
+   * same way and `sort` is the first ranking rule, so Meilisearch merges them by date, and
+   * `distinct` folds a case found by both (or by two of its chunks) into one hit.
+   */
+  async #byDate(words: string, lookups: Lookups, request: SearchRequest): Promise<Page> {
+    const visible = filterOf(request.filters, false);
+    const sort = [request.sort === 'recent' ? 'decisionDay:desc' : 'decisionDay:asc', 'caseId:asc'];
+    const lookup = anyLookup(lookups);
+    const queries: FederatedMultiSearchParams['queries'] = [
+      ...(words === '' ? [] : [{ indexUid: this.index.uid, q: words, matchingStrategy: 'all' as const, filter: visible }]),
+      ...(lookup === null ? [] : [{ indexUid: this.index.uid, q: '', filter: `(${lookup}) AND ${visible}` }]),
+    ].map((q) => ({ ...q, sort, attributesToRetrieve: ['caseId'] }));
+    if (queries.length === 0) return { hits: [], total: 0 };
+    const [found, looked] = await Promise.all([
+      this.client.multiSearch<FederatedMultiSearchParams, ChunkDocument>({
+        federation: { offset: request.offset, limit: request.limit, distinct: 'caseId' },
+        queries,
+      }),
+      this.#lookedUp(lookups, visible),
     ]);
     return {
-      hits,
-      total: Math.min(TOTAL_HITS_CAP, exact.length + words.estimatedTotalHits),
-      withheld: withheldWords.estimatedTotalHits > 0 || (withheldExact?.estimatedTotalHits ?? 0) > 0,
+      hits: found.hits.map((h) => ({ caseId: h.caseId, score: h._federation?.weightedRankingScore ?? 0 })),
+      total: await this.#total(words, looked, visible, found.estimatedTotalHits ?? 0),
     };
+  }
+
+  /**
+   * The cases the lookups find, exact matches first, then number-and-year ones (PostgreSQL
+   * scores these 10 and 2, above any word match), each kind by caseId; LOOKUP_LIMIT of each,
+   * since a number names few cases.
+   */
+  async #lookedUp(lookups: Lookups, visible: string): Promise<SearchHit[]> {
+    const numberYearOnly =
+      lookups.numberYear !== null && lookups.exact !== null ? `(${lookups.numberYear}) AND NOT (${lookups.exact})` : lookups.numberYear;
+    const kinds = await Promise.all(
+      [
+        { filter: lookups.exact, score: EXACT_SCORE },
+        { filter: numberYearOnly, score: NUMBER_YEAR_SCORE },
+      ].map(async ({ filter, score }) => {
+        if (filter === null) return [];
+        const found = await this.index.search('', {
+          filter: `(${filter}) AND ${visible}`,
+          limit: LOOKUP_LIMIT,
+          attributesToRetrieve: ['caseId'],
+        });
+        return found.hits.map((h) => ({ caseId: h.caseId, score }));
+      }),
+    );
+    return kinds.flat();
+  }
+
+  /**
+   * How many cases match: the looked-up ones plus an exhaustive count of the other word
+   * matches, or TOTAL_HITS_CAP once the estimate (never below the count) reaches it, where
+   * PostgreSQL stops counting too.
+   */
+  async #total(words: string, looked: readonly SearchHit[], visible: string, estimate: number): Promise<number> {
+    if (estimate >= TOTAL_HITS_CAP) return TOTAL_HITS_CAP;
+    if (words === '') return looked.length;
+    const counted = await this.index.search(words, { matchingStrategy: 'all', filter: without(visible, looked), hitsPerPage: 0, page: 1 });
+    return Math.min(TOTAL_HITS_CAP, looked.length + counted.totalHits);
+  }
+
+  /** Whether any document under `filter` matches the words or a lookup. */
+  async #anyMatch(words: string, lookups: Lookups, filter: string): Promise<boolean> {
+    const lookup = anyLookup(lookups);
+    const found = await Promise.all([
+      words === '' ? undefined : this.index.search(words, { matchingStrategy: 'all', filter, limit: 0 }),
+      lookup === null ? undefined : this.index.search('', { filter: `(${lookup}) AND ${filter}`, limit: 0 }),
+    ]);
+    return found.some((f) => (f?.estimatedTotalHits ?? 0) > 0);
   }
 
   async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
     const words = partyWords(request.name);
-    if (words === '') return { hits: [], complete: true, withheld: false };
+    if (words.required === '') return { hits: [], complete: true, withheld: false };
     const options = { attributesToSearchOn: ['parties'], matchingStrategy: 'all' as const };
+    // Every match of all the words also matches the required ones: the union is the required words' matches.
+    const ranked = words.all === words.required ? [] : [{ q: words.all, federationOptions: { weight: INITIALS_WEIGHT } }];
     const [found, withheld] = await Promise.all([
-      this.index.search(words, {
-        ...options,
-        filter: partyFilterOf(request.filters, false),
-        limit: request.limit + 1,
-        attributesToRetrieve: ['caseId'],
-        showRankingScore: true,
+      this.client.multiSearch<FederatedMultiSearchParams, ChunkDocument>({
+        federation: { limit: request.limit + 1 },
+        queries: [...ranked, { q: words.required }].map((q) => ({
+          ...q,
+          ...options,
+          indexUid: this.index.uid,
+          filter: partyFilterOf(request.filters, false),
+          attributesToRetrieve: ['caseId'],
+        })),
       }),
-      this.index.search(words, { ...options, filter: partyFilterOf(request.filters, true), limit: 0 }),
+      this.index.search(words.required, { ...options, filter: partyFilterOf(request.filters, true), limit: 0 }),
     ]);
     return {
-      hits: found.hits.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 })),
+      hits: found.hits.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h._federation?.weightedRankingScore ?? 0 })),
       complete: found.hits.length <= request.limit,
       withheld: withheld.estimatedTotalHits > 0,
     };

@@ -110,6 +110,8 @@ function fuzzyText(query: AnalysedQuery): string {
 
 export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   readonly name = 'postgres' as const;
+  readonly checkpointKey = 'postgres';
+  readonly writeBatchSize = UPSERT_BATCH;
   #upsertedSinceAnalyze = 0;
 
   constructor(private readonly db: Db) {}

@@ -10,9 +10,12 @@
  * - depth: offset + limit may not pass VECTOR_SEARCH_MAX_DEPTH (refused before any SQL);
  * - candidates: at most two walks, the second asking for MAX_CANDIDATES chunks;
  * - the walk itself: `hnsw.max_scan_tuples` caps the graph tuples one walk may visit;
- * - the plan: sequential and bitmap scans are off in the walk's transaction, so the
- *   planner takes the HNSW index (the only other plans read and sort every matching chunk:
- *   on a small table or a large LIMIT the planner prefers a full scan otherwise).
+ * - the plan: sorts, sequential and bitmap scans are off in the walk's transaction, so the
+ *   planner takes the HNSW index, the only plan that yields chunks in distance order. Any
+ *   other plan reads and sorts every matching chunk, unbounded; yet the planner picks one
+ *   (a full scan, or a btree on a filter column and a sort) when its statistics say few
+ *   chunks match or the LIMIT is large, as PostgreSQL's do once autovacuum has analysed
+ *   the table.
  * When a walk comes back short (the filters match few chunks, or the walk reached its
  * bound), the search's reach ends there: the page holds what was found and `total` is
  * exact for that reach. Nothing ranks the whole table: there is no exact-scan fallback.
@@ -153,11 +156,12 @@ export class PostgresVectorIndex implements VectorIndex {
   async #nearest(vector: string, filters: VectorFilters, limit: number): Promise<Candidate[]> {
     const distance = sql<number>`(embedding::${this.#vectorType}) <=> ${vector}::${this.#vectorType}`;
     return this.db.transaction().execute(async (trx) => {
-      await sql`set local hnsw.iterative_scan = relaxed_order`.execute(trx);
-      await sql.raw(`set local hnsw.max_scan_tuples = ${String(this.options.maxScanTuples ?? MAX_SCAN_TUPLES)}`).execute(trx);
-      await sql.raw(`set local hnsw.ef_search = ${String(this.options.efSearch ?? 100)}`).execute(trx);
-      await sql`set local enable_seqscan = off`.execute(trx);
-      await sql`set local enable_bitmapscan = off`.execute(trx);
+      // set_config(..., true) is SET LOCAL: the walk's settings, in one round trip.
+      await sql`select set_config('hnsw.iterative_scan', 'relaxed_order', true),
+        set_config('hnsw.max_scan_tuples', ${String(this.options.maxScanTuples ?? MAX_SCAN_TUPLES)}, true),
+        set_config('hnsw.ef_search', ${String(this.options.efSearch ?? 100)}, true),
+        set_config('enable_sort', 'off', true), set_config('enable_seqscan', 'off', true),
+        set_config('enable_bitmapscan', 'off', true)`.execute(trx);
       const rows = await sql<Candidate>`select case_id, withheld, ${distance} as distance from case_chunks
         where ${this.#where(filters)} order by ${distance} limit ${limit}`.execute(trx);
       return rows.rows;

@@ -11,9 +11,11 @@ import { PostgresSearchIndex } from '../postgres/search-index.ts';
 export interface SearchIndexConfig {
   readonly MEILI_URL?: string | undefined;
   readonly MEILI_API_KEY?: string | undefined;
+  readonly MEILI_INDEX?: string | undefined;
 }
 
 export async function openSearchIndex(config: SearchIndexConfig, db: Db): Promise<SearchIndex & PartySearchIndex> {
-  if (config.MEILI_URL) return MeilisearchSearchIndex.open({ url: config.MEILI_URL, apiKey: config.MEILI_API_KEY });
+  if (config.MEILI_URL)
+    return MeilisearchSearchIndex.open({ url: config.MEILI_URL, apiKey: config.MEILI_API_KEY, indexUid: config.MEILI_INDEX ?? 'cases' });
   return new PostgresSearchIndex(db);
 }
