@@ -9,6 +9,7 @@ import { sql } from 'kysely';
 import postgres from 'postgres';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPostgres } from '../../src/db/open.ts';
+import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
 import { databases, postgresAdminUrl } from '../support/databases.ts';
 
 for (const factory of databases) {
@@ -68,9 +69,12 @@ describe('a PostgreSQL migrated before pgvector could be created', { skip: postg
         await sql<{ name: string }>`select indexname as name from pg_indexes where tablename = 'case_chunks' order by 1`.execute(service.db)
       ).rows.map((r) => r.name);
     try {
+      const vectorProbe = postgresProbes(service.db, 'postgres').find((p) => p.name === 'vectorIndex');
+      assert.ok(vectorProbe);
       const first = await migrate(service.db);
       assert.ok(first.applied.includes('0008_case_chunks'));
       assert.deepEqual(await indexes(), []);
+      await assert.rejects(vectorProbe.check(AbortSignal.timeout(5_000)), 'the deep health check reports the missing table');
       assert.deepEqual((await migrate(service.db)).completed, []);
 
       // An operator installs pgvector and creates the extension; the service restarts, and migrates.
@@ -79,6 +83,7 @@ describe('a PostgreSQL migrated before pgvector could be created', { skip: postg
       await operator.end();
       const restarted = await migrate(service.db);
       assert.deepEqual([restarted.applied, restarted.completed], [[], ['0008_case_chunks']]);
+      await vectorProbe.check(AbortSignal.timeout(5_000));
       assert.deepEqual(await indexes(), [
         'case_chunks_case_number_idx',
         'case_chunks_court_year_idx',

@@ -30,7 +30,8 @@ export function postgresProbes(db: Db, backend: string): DependencyProbe[] {
       hard: false,
       backend: `${backend}-pgvector`,
       check: async () => {
-        await sql`select '[1,0]'::vector <=> '[0,1]'::vector`.execute(db);
+        // The table, not just the extension: a database migrated before pgvector was installed has none until the next migrate.
+        await sql`select embedding <=> embedding from case_chunks limit 1`.execute(db);
       },
     },
     {
