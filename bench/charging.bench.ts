@@ -24,8 +24,7 @@ import { SearchIndexProjector } from '../src/projections/search-index-projector.
 import { randomIds, systemClock } from '../src/ports/clock.ts';
 import type { SearchRequest } from '../src/ports/search-index.ts';
 import { wireApplication } from '../src/wiring.ts';
-import { load, type LoadResult } from './http-load.ts';
-import { median } from './stats.ts';
+import { load, medianLoad, type LoadResult } from './http-load.ts';
 
 const operator = { kind: 'operator' } as const;
 const SECRET = 'bench-key-hash-secret-of-at-least-32-chars';
@@ -108,20 +107,10 @@ function member(email: string, organizationId: string | null): NewUser {
   };
 }
 
-function pick(runs: readonly LoadResult[]): LoadResult {
-  return {
-    requests: runs.reduce((s, r) => s + r.requests, 0),
-    perSecond: median(runs.map((r) => r.perSecond)),
-    p50Ms: median(runs.map((r) => r.p50Ms)),
-    p99Ms: median(runs.map((r) => r.p99Ms)),
-    failures: runs.reduce((s, r) => s + r.failures, 0),
-  };
-}
-
 async function runs(work: () => Promise<LoadResult>): Promise<LoadResult> {
   const results: LoadResult[] = [];
   for (let i = 0; i < RUNS; i += 1) results.push(await work());
-  return pick(results);
+  return medianLoad(results);
 }
 
 async function bareIndex(index: PostgresSearchIndex): Promise<SearchAtSize['bare']> {

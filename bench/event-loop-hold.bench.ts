@@ -24,11 +24,9 @@
  * `npx tsx bench/event-loop-hold.bench.ts` runs it alone (about five minutes on 2 cores).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { serve } from '@hono/node-server';
 import { sql } from 'kysely';
 import postgres from 'postgres';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
@@ -40,12 +38,11 @@ import { openPglite, openPostgres, type OpenedDatabase } from '../src/db/open.ts
 import { MAX_ALIASES, MAX_KNOWN_PERSONS } from '../src/domain/screening/screening-request.ts';
 import { courtsReference } from '../src/reference/reference-data.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
-import { enterpriseUser } from '../test/support/access-fixture.ts';
-import { BASE, buildTestApp, testEmbedder } from '../test/support/app.ts';
+import { buildTestApp, testEmbedder } from '../test/support/app.ts';
 import { adversarialText } from '../test/support/caller-text-parsers.ts';
+import { serveWithFundedKey } from './served-app.ts';
 import { median, table } from './stats.ts';
 
-const operator = { kind: 'operator' } as const;
 const RUNS = Number(process.env.BENCH_HOLD_RUNS ?? 5);
 /** Synthetic vectors for semantic search: three per Supreme Court metadata record, up to this many. */
 const VECTORS = 30_000;
@@ -376,22 +373,13 @@ async function measure(kind: 'pglite' | 'postgres', database: OpenedDatabase, co
     await new SearchIndexProjector(db, index, { kind, now: () => new Date(), batchSize: 2_000 }).catchUp();
     if (kind === 'pglite') await syntheticVectors(db);
 
-    const t = buildTestApp({ db, index });
-    const user = await t.application.accounts.registerUser(
-      enterpriseUser(`event-loop-bench-${kind}@lawfirm.example`, {
-        limitOverrides: { requestsPerMinute: 10_000_000, screeningRequestsPerMinute: 10_000_000, concurrentAnalyses: 1_000 },
-      }),
-      operator,
-    );
-    if (!user.ok) throw new Error(user.error.tag);
-    const key = await t.application.accounts.createKey(user.value.userId, 'bench', operator);
-    if (!key.ok) throw new Error(key.error.tag);
-    await t.application.credits.grant(user.value.userId, { amount: 1_000_000_000, source: 'grant' });
-
-    const listening = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-    close = () => listening.close();
-    await new Promise((resolve) => listening.once('listening', resolve));
-    const root = `http://127.0.0.1:${(listening.address() as AddressInfo).port}${BASE}`;
+    const served = await serveWithFundedKey(buildTestApp({ db, index }), {
+      email: `event-loop-bench-${kind}@lawfirm.example`,
+      credits: 1_000_000_000,
+      user: { limitOverrides: { requestsPerMinute: 10_000_000, screeningRequestsPerMinute: 10_000_000, concurrentAnalyses: 1_000 } },
+    });
+    close = () => served.close();
+    const root = served.root;
 
     const longest = (
       await sql<{ id: string }>`select case_id as id from cases where text is not null order by length(text) desc limit 1`.execute(db)
@@ -421,9 +409,9 @@ async function measure(kind: 'pglite' | 'postgres', database: OpenedDatabase, co
       longestNumber: longestNumber ?? '',
     });
 
-    const headers = { 'X-API-Key': key.value.fullKey, 'Content-Type': 'application/json' };
+    const headers = { 'X-API-Key': served.key, 'Content-Type': 'application/json' };
     const send = (p: Probe) =>
-      client.send(`${root}${p.path.replace('userId=self', `userId=${user.value.userId}`)}`, {
+      client.send(`${root}${p.path.replace('userId=self', `userId=${served.userId}`)}`, {
         method: p.method,
         headers,
         ...(p.body === undefined ? {} : { body: JSON.stringify(p.body) }),

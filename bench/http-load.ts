@@ -3,6 +3,7 @@
  * request when the previous answered, for a fixed duration. Reports throughput and
  * latency percentiles. Loopback only.
  */
+import { median } from './stats.ts';
 export interface LoadResult {
   readonly requests: number;
   readonly perSecond: number;
@@ -53,5 +54,16 @@ export async function load(url: string, headers: Record<string, string>, options
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     failures,
+  };
+}
+
+/** Several runs of one load as one result: the median of each rate and latency, the sums of counts. */
+export function medianLoad(runs: readonly LoadResult[]): LoadResult {
+  return {
+    requests: runs.reduce((s, r) => s + r.requests, 0),
+    perSecond: median(runs.map((r) => r.perSecond)),
+    p50Ms: median(runs.map((r) => r.p50Ms)),
+    p99Ms: median(runs.map((r) => r.p99Ms)),
+    failures: runs.reduce((s, r) => s + r.failures, 0),
   };
 }

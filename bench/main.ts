@@ -7,6 +7,7 @@ import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
+import { searchHttpBench } from './search-http.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
@@ -162,6 +163,9 @@ if (adminUrl) {
 
 if (adminUrl) await searchIndexBench(adminUrl);
 else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the synthetic 100k and 1M sets)');
+
+// Keyword search over HTTP on each backend side by side, and Meilisearch indexing time (prints its own tables).
+await searchHttpBench(corpusDir, adminUrl);
 
 await watermarkBench();
 

@@ -3,7 +3,8 @@
  * TEST_DATABASE_URL; PGlite files when neither is set, without the synthetic sets):
  * (a) relevance on the real corpus: for 100 real case numbers rewritten in another printed
  *     form and 100 real party names given an honorific or a typo, how often the right case
- *     is in the top 10;
+ *     is in the top 10 (the probes and the measure are shared with the relevance int test,
+ *     test/support/search-relevance.ts; the bench uses the tuning spread, the test the held-out one);
  * (b) bare index query latency (p50/p99, sequential) on the real corpus, then on SYNTHETIC
  *     sets of SEARCH_BENCH_SIZES documents (default 100000,1000000) made in SQL by
  *     recombining real rows (parties, number and text of one real case with the judges and
@@ -19,97 +20,17 @@ import { ingestCorpus } from '../src/corpus/ingest.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite, openPostgres, type OpenedDatabase } from '../src/db/open.ts';
-import { parseScApiCaseNumber } from '../src/domain/case/case-number.ts';
-import { normalisePartyName } from '../src/domain/search/party-name.ts';
 import type { SearchIndex, SearchRequest } from '../src/ports/search-index.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
 import { corpusDir } from '../test/support/corpus.ts';
+import { relevanceProbes, top10, type Probe } from '../test/support/search-relevance.ts';
 import { table } from './stats.ts';
-
-interface Probe {
-  readonly query: string;
-  readonly caseId: string;
-}
-
-const LONG_TYPES: Readonly<Record<string, string>> = {
-  'C.A.': 'Civil Appeal',
-  'Crl.A.': 'Criminal Appeal',
-  'W.P.(C)': 'Writ Petition (Civil)',
-  'W.P.(Crl.)': 'Writ Petition (Criminal)',
-  'SLP(C)': 'Special Leave Petition (Civil)',
-  'SLP(Crl)': 'Special Leave Petition (Criminal)',
-  'T.P.(C)': 'Transfer Petition (Civil)',
-  'R.P.(C)': 'Review Petition (Civil)',
-  'CONMT.PET.(C)': 'Contempt Petition (Civil)',
-};
-
-/** Every nth of the sorted candidates: a spread over the corpus, the same on every run. */
-function spread<T>(items: readonly T[], n: number): T[] {
-  const step = Math.max(1, Math.floor(items.length / n));
-  return items.filter((_, i) => i % step === 0).slice(0, n);
-}
-
-async function caseNumberProbes(db: Db): Promise<Probe[]> {
-  const rows = await db
-    .selectFrom('cases')
-    .select(['caseId', 'caseNumber'])
-    .where('source', '=', 'sc-judgments-metadata')
-    .orderBy('caseId')
-    .execute();
-  const parsed = rows.flatMap((r) => {
-    const parts = parseScApiCaseNumber(r.caseNumber);
-    return parts ? [{ caseId: r.caseId, parts }] : [];
-  });
-  return spread(parsed, 100).map(({ caseId, parts }, i) => {
-    const numbers = parts.from === parts.to ? parts.from : `${parts.from}-${parts.to}`;
-    const long = LONG_TYPES[parts.type];
-    // Alternate the judgment-header form and the short form users type.
-    const query =
-      long && i % 2 === 0 ? `${long} No. ${numbers} of ${parts.year}` : `${parts.type.replace(/[.]/g, '')} ${numbers}/${parts.year}`;
-    return { caseId, query };
-  });
-}
-
-/** Swaps two letters in the middle of the longest word: the commonest typing slip. */
-function typo(name: string): string {
-  const words = name.split(' ');
-  const longest = words.reduce((a, b) => (b.length > a.length ? b : a), '');
-  const at = Math.floor(longest.length / 2);
-  const slipped = longest.slice(0, at - 1) + (longest[at] ?? '') + (longest[at - 1] ?? '') + longest.slice(at + 1);
-  return words.map((w) => (w === longest ? slipped : w)).join(' ');
-}
-
-async function partyProbes(db: Db): Promise<{ honorific: Probe[]; typo: Probe[] }> {
-  const rows = await db
-    .selectFrom('cases')
-    .select(['caseId', sql<string>`petitioners->0->>'name'`.as('name')])
-    .where('source', '=', 'sc-judgments-metadata')
-    .where(sql<boolean>`petitioners->0->>'name' is not null`)
-    .orderBy('caseId')
-    .execute();
-  const uses = new Map<string, number>();
-  for (const r of rows) uses.set(normalisePartyName(r.name), (uses.get(normalisePartyName(r.name)) ?? 0) + 1);
-  // A name only one case carries, of two words or more with a word long enough to misspell.
-  const distinct = rows.filter((r) => {
-    const n = normalisePartyName(r.name);
-    return uses.get(n) === 1 && n.split(' ').length >= 2 && n.split(' ').some((w) => w.length >= 5);
-  });
-  const picked = spread(distinct, 100);
-  const honorifics = ['Shri', 'Smt.', 'M/s.', 'Dr.'];
-  return {
-    honorific: picked
-      .filter((_, i) => i % 2 === 0)
-      .map((r, i) => ({ caseId: r.caseId, query: `${honorifics[i % 4] ?? ''} ${normalisePartyName(r.name)} & Ors.` })),
-    typo: picked.filter((_, i) => i % 2 === 1).map((r) => ({ caseId: r.caseId, query: typo(normalisePartyName(r.name)).toLowerCase() })),
-  };
-}
 
 const request = (query: string): SearchRequest => ({ query, filters: {}, sort: 'relevance', offset: 0, limit: 10 });
 
 async function top10Rate(index: SearchIndex, probes: readonly Probe[]): Promise<number> {
-  let found = 0;
-  for (const p of probes) if ((await index.search(request(p.query))).hits.some((h) => h.caseId === p.caseId)) found += 1;
-  return found / probes.length;
+  const { found, of } = await top10(index, probes);
+  return found / of;
 }
 
 function percentile(sorted: readonly number[], p: number): number {
@@ -201,14 +122,13 @@ async function measure(adminUrl: string | undefined): Promise<SearchIndexFigures
     await sql`analyze search_documents`.execute(db);
     const documents = (await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(db)).rows[0]?.n ?? 0;
 
-    const numbers = await caseNumberProbes(db);
-    const parties = await partyProbes(db);
+    const probes = await relevanceProbes(db, { caseNumbers: 100, partyNames: 100 }, 'tuning');
     const relevance = {
-      caseNumbers: await top10Rate(index, numbers),
-      honorifics: await top10Rate(index, parties.honorific),
-      typos: await top10Rate(index, parties.typo),
+      caseNumbers: await top10Rate(index, probes.caseNumbers),
+      honorifics: await top10Rate(index, probes.honorifics),
+      typos: await top10Rate(index, probes.typos),
     };
-    const queries = [...numbers, ...parties.honorific, ...parties.typo].map((p) => p.query).concat(WORD_QUERIES);
+    const queries = [...probes.caseNumbers, ...probes.honorifics, ...probes.typos].map((p) => p.query).concat(WORD_QUERIES);
     const figures: SearchIndexFigures = { engine: database.kind, documents, relevance, latency: [] };
     figures.latency.push({ label: 'real corpus', documents, ...(await latency(index, queries)) });
     if (database.kind === 'postgres') {

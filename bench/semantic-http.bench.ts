@@ -6,19 +6,16 @@
  * are real text, embedded per request.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { serve } from '@hono/node-server';
 import { sql } from 'kysely';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite } from '../src/db/open.ts';
-import { buildTestApp, BASE, testEmbedder } from '../test/support/app.ts';
-import { enterpriseUser } from '../test/support/access-fixture.ts';
+import { buildTestApp, testEmbedder } from '../test/support/app.ts';
+import { serveWithFundedKey } from './served-app.ts';
 import { load, type LoadResult } from './http-load.ts';
 
-const operator = { kind: 'operator' } as const;
 const VECTORS = Number(process.env.SEMANTIC_HTTP_VECTORS ?? 100_000);
 const QUERIES = [
   'compensation for land acquired by the state',
@@ -58,25 +55,19 @@ export async function semanticHttpBench(corpusDir: string): Promise<SemanticHttp
       using hnsw ((embedding::vector(512)) vector_cosine_ops) where model = 'use-lite-512'`.execute(db);
     const vectors = (await sql<{ n: number }>`select count(*)::int as n from case_chunks`.execute(db)).rows[0]?.n ?? 0;
 
-    const t = buildTestApp({ db });
-    const user = await t.application.accounts.registerUser(
-      enterpriseUser('semantic-bench@lawfirm.example', { organizationId: null, limitOverrides: { requestsPerMinute: 10_000_000 } }),
-      operator,
-    );
-    if (!user.ok) throw new Error(user.error.tag);
-    const key = await t.application.accounts.createKey(user.value.userId, 'bench', operator);
-    if (!key.ok) throw new Error(key.error.tag);
-    await t.application.credits.grant(user.value.userId, { amount: 100_000_000, source: 'grant' });
-    const listening = serve({ fetch: t.app.fetch, port: 0, hostname: '127.0.0.1' });
-    server.close = () => listening.close();
-    await new Promise((resolve) => listening.once('listening', resolve));
-    const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}${BASE}/search/cases/semantic`;
+    const served = await serveWithFundedKey(buildTestApp({ db }), {
+      email: 'semantic-bench@lawfirm.example',
+      credits: 100_000_000,
+      user: { organizationId: null, limitOverrides: { requestsPerMinute: 10_000_000 } },
+    });
+    server.close = () => served.close();
+    const url = `${served.root}/search/cases/semantic`;
     const options = {
       expectStatus: 200,
       durationMs: 4_000,
       body: (i: number) => JSON.stringify({ query: QUERIES[i % QUERIES.length], limit: 20 }),
     };
-    const headers = { 'X-API-Key': key.value.fullKey };
+    const headers = { 'X-API-Key': served.key };
     // The route answers from the keyword index when the vector path fails: make sure it did not.
     const probe = (await (
       await fetch(url, { method: 'POST', headers: { ...headers, 'Content-Type': 'application/json' }, body: options.body(0) })
