@@ -177,7 +177,11 @@ export async function composeService(
   // Meilisearch when MEILI_URL is set, else PostgreSQL full-text search over the case store's database.
   const searchIndex = await openSearchIndex(config, database.db);
   // The projector's writes (and the ANALYZE after a large load) go through the pool without the statement timeout.
-  const searchIndexWriter = database.maintenance === database.db ? searchIndex : await openSearchIndex(config, database.maintenance);
+  // Meilisearch has no pool to keep apart: the one client (its schema migrated once) serves both.
+  const searchIndexWriter =
+    searchIndex.name === 'postgres' && database.maintenance !== database.db
+      ? await openSearchIndex(config, database.maintenance)
+      : searchIndex;
   const searchProjector = new SearchIndexProjector(database.maintenance, searchIndexWriter, {
     kind: database.kind,
     now: () => clock.now(),

@@ -24,34 +24,32 @@ export function readCaseChanges(db: Db, after: Checkpoint, limit: number): Promi
 }
 
 /**
- * Runs `batch` holding the named session lock on PostgreSQL; another instance holding it
- * means that one is projecting, so this one reads nothing. PGlite has one session: no lock.
+ * Runs `work` holding the named session lock on PostgreSQL (PGlite has one session: no
+ * lock). When another session holds it, `wait` waits for it; otherwise `work` is skipped
+ * and `busy` returned.
  */
-export function exclusively(db: Db, kind: DatabaseKind, name: string, batch: () => Promise<number>): Promise<number> {
-  if (kind === 'pglite') return batch();
+function underLock<T>(db: Db, kind: DatabaseKind, name: string, wait: boolean, work: () => Promise<T>, busy: T): Promise<T> {
+  if (kind === 'pglite') return work();
   return db.connection().execute(async (conn) => {
-    const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as ok`.execute(conn);
-    if (!locked.rows[0]?.ok) return 0;
+    if (wait) await sql`select pg_advisory_lock(hashtext(${name}))`.execute(conn);
+    else {
+      const locked = await sql<{ ok: boolean }>`select pg_try_advisory_lock(hashtext(${name})) as ok`.execute(conn);
+      if (!locked.rows[0]?.ok) return busy;
+    }
     try {
-      return await batch();
+      return await work();
     } finally {
       await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(conn);
     }
   });
 }
 
-/**
- * Runs `work` holding the named session lock, waiting for it (a reindex's hand-over must
- * not be skipped, only delayed until the projector's current batch is done).
- */
+/** Runs a projector's batch under its lock; another instance holding it is projecting, so this one reads nothing. */
+export function exclusively(db: Db, kind: DatabaseKind, name: string, batch: () => Promise<number>): Promise<number> {
+  return underLock(db, kind, name, false, batch, 0);
+}
+
+/** Runs `work` under the lock, waiting for it: a reindex's hand-over must not be skipped, only delayed past the current batch. */
 export function holding(db: Db, kind: DatabaseKind, name: string, work: () => Promise<void>): Promise<void> {
-  if (kind === 'pglite') return work();
-  return db.connection().execute(async (conn) => {
-    await sql`select pg_advisory_lock(hashtext(${name}))`.execute(conn);
-    try {
-      await work();
-    } finally {
-      await sql`select pg_advisory_unlock(hashtext(${name}))`.execute(conn);
-    }
-  });
+  return underLock(db, kind, name, true, work, undefined);
 }
