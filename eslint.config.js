@@ -32,7 +32,20 @@ export default tseslint.config(
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [...nodeBuiltins, 'hono', 'hono/*', 'kysely', '@temporalio/*', '**/adapters/**', '**/http/**', '**/db/**'] },
+        {
+          patterns: [
+            ...nodeBuiltins,
+            'hono',
+            'hono/*',
+            '@hono/*',
+            'kysely',
+            '@temporalio/*',
+            '**/adapters/**',
+            '**/application/**',
+            '**/http/**',
+            '**/db/**',
+          ],
+        },
       ],
       'no-restricted-syntax': [
         'error',
@@ -44,6 +57,11 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // The application layer answers in tagged values; only src/http knows HTTP.
+    files: ['src/application/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**'] }] },
   },
   {
     // Workflow code is replayed: it may import the pure domain and activity types, nothing with IO.

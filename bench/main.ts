@@ -6,6 +6,7 @@ import { callerTextBench } from './caller-text.bench.ts';
 import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
+import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
@@ -46,6 +47,9 @@ console.log(
     ],
   ]),
 );
+
+if (adminUrl) printHotPath(await benchHotPath(adminUrl));
+else console.log('\n(Hot-path benchmark skipped: needs PostgreSQL)');
 
 if (adminUrl) {
   const samples = await benchRevocation(adminUrl, 200);

@@ -41,9 +41,11 @@ import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
 import { SearchCursorCodec } from './adapters/crypto/search-cursor-codec.ts';
 import { watermarkTagger } from './adapters/crypto/watermark-tag.ts';
+import { MarkedTexts } from './application/watermark/marked-texts.ts';
 import { readStoredBenches } from './adapters/postgres/stored-benches.ts';
 import { CaseReader } from './application/cases/case-reader.ts';
 import { ReadQuotas } from './application/cases/read-quotas.ts';
+import { Admission } from './application/admission/admission.ts';
 import { JudgeDirectory } from './application/judges/judge-directory.ts';
 import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
@@ -128,7 +130,7 @@ export function wireApplication(options: WiringOptions) {
     sealer: new IdempotencyRecordSealer(options.keyHashSecret),
     takeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
   });
-  const audit = new AuditRecorder({ db, store, ids: options.ids });
+  const audit = new AuditRecorder({ db, ids: options.ids });
   const credits = new CreditsService({ db, store, clock, ids: options.ids });
   return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
 }
@@ -158,17 +160,20 @@ export interface ResearchWiringOptions {
   readonly corpusDir: string | undefined;
 }
 
+/** Marked case texts kept per process (about 64 MB of strings): see marked-texts.ts. */
+const MARKED_TEXT_CHARS = 32_000_000;
+
 /** The research routes' object graph (search, judges, cases, PDFs), shared by the service and the tests. */
 export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
   const { db, clock } = options;
   const cases = new CaseReader(db);
   const tagOf = watermarkTagger(options.secret);
+  const markedTexts = new MarkedTexts((accountId, text) => embedInSteps(text, tagOf(accountId)), MARKED_TEXT_CHARS);
   const courts = new CourtCodes({ cases, clock });
   const screen = new RestrictionScreen({ cases, restrictions: options.restrictions, onDegraded: options.onRestrictionCheckFailure });
   const keyword = new KeywordSearch({ index: options.index, screen, courts });
   return {
     cases,
-    quotas: new ReadQuotas({ counter: options.counter, clock }),
     judges: new JudgeDirectory({
       storedBenches: () => readStoredBenches(db),
       profiles: () => readHcJudgeProfiles(options.corpusDir),
@@ -186,10 +191,11 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
     cursors: new SearchCursorCodec(options.secret),
     documents: options.documents,
     documentLinks: options.documentLinks,
-    charging: { credits: options.application.credits, topUpUrl: options.topUpUrl },
+    admission: new Admission({ credits: options.application.credits, quotas: new ReadQuotas({ counter: options.counter, clock }) }),
+    topUpUrl: options.topUpUrl,
     idempotency: options.application.idempotency,
     watermark: (accountId, text) => embed(text, tagOf(accountId)),
-    watermarkLong: (accountId, text) => embedInSteps(text, tagOf(accountId)),
+    watermarkLong: (accountId, text) => markedTexts.marked(accountId, text),
     clock,
   };
 }

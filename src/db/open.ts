@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { PGlite, types } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
-import { CamelCasePlugin, Kysely } from 'kysely';
+import { CamelCasePlugin, CompiledQuery, Kysely, type DatabaseConnection, type Driver } from 'kysely';
 import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { lockDirectory, type DirectoryLock } from '../adapters/pglite/directory-lock.ts';
@@ -33,17 +33,52 @@ export interface OpenedDatabase {
 
 const plugins = [new CamelCasePlugin({ maintainNestedObjectKeys: true })];
 
+/** Seconds a closing pool waits for its connections before ending them. */
+const CLOSE_TIMEOUT_S = 5;
+
+/**
+ * Two repairs of the driver's handling of lost connections. kysely's PostgresDriver, which
+ * kysely-postgres-js extends, answers a failed ROLLBACK by marking the connection for
+ * discard through a method only kysely's own connection class has: on a connection the
+ * server had closed, the transaction then failed with a TypeError in place of the
+ * connection error. Releasing the connection is enough: postgres.js reconnects a closed
+ * one (see scripts/patch-postgres.mjs). And closing waits a bounded time: a connection left
+ * reserved by a reconnect that failed would otherwise hold `end()` for ever.
+ */
+class PostgresJSDialectRepaired extends PostgresJSDialect {
+  constructor(
+    config: ConstructorParameters<typeof PostgresJSDialect>[0],
+    private readonly end: (options: { timeout: number }) => Promise<void>,
+  ) {
+    super(config);
+  }
+
+  override createDriver(): Driver {
+    const driver = super.createDriver();
+    driver.rollbackTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('rollback'));
+    };
+    driver.destroy = async () => {
+      await this.end({ timeout: CLOSE_TIMEOUT_S });
+    };
+    return driver;
+  }
+}
+
 function postgresKysely(url: string, max: number, statementTimeoutMs: number | undefined): Db {
   const sql = postgres(url, {
     max,
     onnotice: () => undefined,
+    // postgres.js waits up to 20 s before reconnecting after a few dropped connections; a
+    // restarted server or ended backends should cost paid calls a moment, not that long.
+    backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 2),
     ...(statementTimeoutMs === undefined ? {} : { connection: { statement_timeout: statementTimeoutMs } }),
     types: {
       int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
       date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
     },
   });
-  return new Kysely<Database>({ dialect: new PostgresJSDialect({ postgres: sql }), plugins });
+  return new Kysely<Database>({ dialect: new PostgresJSDialectRepaired({ postgres: sql }, (options) => sql.end(options)), plugins });
 }
 
 export async function openPostgres(url: string, options: { max?: number; statementTimeoutMs?: number } = {}): Promise<OpenedDatabase> {

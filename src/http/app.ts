@@ -160,19 +160,15 @@ export function createApp(deps: AppDeps): App {
   registerGetAudit(api, keyed, deps.audit);
   registerGetUsage(api, keyed, deps.usage);
   const r = deps.research;
-  registerPostSearchCases(api, keyed, idempotent(r.idempotency), {
-    search: r.search,
-    cursors: r.cursors,
-    charging: r.charging,
-    clock: r.clock,
-  });
-  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { search: r.semantic, charging: r.charging, clock: r.clock });
-  registerGetJudgesSearch(api, keyed, { judges: r.judges, charging: r.charging });
-  registerGetCasePdf(api, keyed, { cases: r.cases, quotas: r.quotas, documents: r.documents, charging: r.charging, clock: r.clock });
-  registerGetCase(api, keyed, { cases: r.cases, quotas: r.quotas, charging: r.charging, watermark: r.watermarkLong });
+  const priced = { admission: r.admission, links: { topUpUrl: r.topUpUrl, upgradeUrl: deps.analysis.upgradeUrl } };
+  registerPostSearchCases(api, keyed, idempotent(r.idempotency), { ...priced, search: r.search, cursors: r.cursors, clock: r.clock });
+  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { ...priced, search: r.semantic, clock: r.clock });
+  registerGetJudgesSearch(api, keyed, { ...priced, judges: r.judges });
+  registerGetCasePdf(api, keyed, { ...priced, cases: r.cases, documents: r.documents, clock: r.clock });
+  registerGetCase(api, keyed, { ...priced, cases: r.cases, watermark: r.watermarkLong });
   // Analyses carry the same per-account watermark as case text.
   const analysis = { ...deps.analysis, watermark: r.watermark };
-  registerGetCaseAnalysis(api, keyed, { ...analysis, charging: r.charging });
+  registerGetCaseAnalysis(api, keyed, { ...analysis, ...priced });
   registerPostCaseAnalyze(api, keyed, idempotent(r.idempotency), analysis);
   registerPostCaseAnalyzeConsolidated(api, keyed, idempotent(r.idempotency), analysis);
   registerPartyRoutes(api, keyed, idempotent(r.idempotency), deps.screening);

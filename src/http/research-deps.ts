@@ -1,18 +1,16 @@
 /** What the research routes (search, judges, cases, PDFs and document links) need from the application. */
 import type { SearchCursorCodec } from '../adapters/crypto/search-cursor-codec.ts';
+import type { Admission } from '../application/admission/admission.ts';
 import type { IdempotencyService } from '../application/idempotency/idempotency-service.ts';
 import type { CaseReader } from '../application/cases/case-reader.ts';
-import type { ReadQuotas } from '../application/cases/read-quotas.ts';
 import type { JudgeDirectory } from '../application/judges/judge-directory.ts';
 import type { KeywordSearch } from '../application/search/keyword-search.ts';
 import type { SemanticSearch } from '../application/search/semantic-search.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentLinkVerifier, DocumentStorage } from '../ports/document-storage.ts';
-import type { ChargingDeps } from './charging.ts';
 
 export interface ResearchDeps {
   readonly cases: CaseReader;
-  readonly quotas: ReadQuotas;
   readonly judges: JudgeDirectory;
   readonly search: KeywordSearch;
   readonly semantic: SemanticSearch;
@@ -20,7 +18,10 @@ export interface ResearchDeps {
   readonly documents: DocumentStorage;
   /** Present when the service signs and serves document links itself (the local folder). */
   readonly documentLinks: DocumentLinkVerifier | null;
-  readonly charging: ChargingDeps;
+  /** Runs every fixed-price call: entitlement, balance, caps, work and charge. */
+  readonly admission: Admission;
+  /** Where a caller tops up; carried in every 402 body. */
+  readonly topUpUrl: string;
   /** Idempotency-Key records for the charging POST routes. */
   readonly idempotency: IdempotencyService;
   /** Marks prose with the watermark of a billing account. */

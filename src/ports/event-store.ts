@@ -15,6 +15,8 @@ export interface NewEvent<T extends string = string, D = unknown> {
   readonly type: T;
   readonly data: D;
   readonly schemaVersion?: number;
+  /** This event's own metadata, over the append's (several callers' commands in one commit). */
+  readonly metadata?: EventMetadata;
 }
 
 export interface RecordedEvent<T extends string = string, D = unknown> {

@@ -17,6 +17,8 @@ export interface AsyncProjection {
   reset(trx: Trx): Promise<void>;
 }
 
+const DEFAULT_BATCH_SIZE = 500;
+
 export class ProjectorRunner {
   #timer: ReturnType<typeof setTimeout> | undefined;
   #running: Promise<void> | undefined;
@@ -34,7 +36,7 @@ export class ProjectorRunner {
       // One runner per projector at a time, across processes: a second one waits here.
       await sql`select pg_advisory_xact_lock(hashtext(${this.projection.name}))`.execute(trx);
       const checkpoint = await this.#checkpoint(trx);
-      const events = await readCommittedAfter(trx, checkpoint, this.options.batchSize ?? 500);
+      const events = await readCommittedAfter(trx, checkpoint, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
       const last = events[events.length - 1];
       if (!last) return 0;
       const wanted = this.projection.handles;
@@ -64,13 +66,18 @@ export class ProjectorRunner {
   start(): void {
     if (!this.#stopped) return;
     this.#stopped = false;
+    // A batch short of the limit has read all that was committed: the next waits idleMs, so a
+    // steady stream of events (an audit event per keyed request) is carried a few times a second
+    // in large batches rather than by a loop of tiny ones that competes with the requests.
     const tick = async (): Promise<void> => {
+      let read = 0;
       try {
-        await this.catchUp();
+        read = await this.runOnce();
       } catch (error) {
         this.options.onError?.(error);
       }
-      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.idleMs ?? 250);
+      const full = read >= (this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), full ? 0 : (this.options.idleMs ?? 250));
     };
     this.#running = tick();
   }

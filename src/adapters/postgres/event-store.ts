@@ -152,7 +152,7 @@ export class PostgresEventStore {
           type: event.type,
           schemaVersion: event.schemaVersion ?? 1,
           data: event.data,
-          metadata: options.metadata,
+          metadata: event.metadata ?? options.metadata,
           recordedAt: now,
         })),
       )

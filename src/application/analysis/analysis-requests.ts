@@ -13,12 +13,14 @@
  * caller gets a new analysis, not the stored one) and the new result replaces it.
  */
 import type { Db } from '../../db/database.ts';
+import type { Tier } from '../../domain/access/tiers.ts';
 import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
 import { documentUrl, hostAllowed } from '../../domain/analysis-request/remote-fetch-policy.ts';
 import type { AnalysisSubject, RunStatus } from '../../domain/analysis-request/analysis-request.ts';
 import { PRICES } from '../../domain/credits/prices.ts';
 import type { AnalysisWorkflows, ConsolidatedStart, RunEnded } from '../../ports/analysis-workflows.ts';
 import { judgmentKey, type DocumentStorage } from '../../ports/document-storage.ts';
+import { entitlement, type TierNotAllowed } from '../admission/decision.ts';
 import type { CaseReader, CaseView } from '../cases/case-reader.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
 import type { AdmitRefusal, AnalysisRuns } from './analysis-runs.ts';
@@ -45,7 +47,10 @@ type CacheHit =
 export type SingleRequest =
   | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
   | { outcome: 'admitted'; runId: string; balance: number; charged: number; remoteFetch: boolean }
-  | { outcome: 'refused'; refusal: AdmitRefusal | NotAdmitted | { tag: 'RemoteFetchNotAllowed'; host: string } };
+  | {
+      outcome: 'refused';
+      refusal: AdmitRefusal | NotAdmitted | { tag: 'RemoteFetchNotAllowed'; host: string } | TierNotAllowed;
+    };
 
 export type ConsolidatedRequest =
   | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
@@ -129,15 +134,16 @@ export class AnalysisRequests {
     readonly force: boolean;
     readonly allowRemoteFetch: boolean;
     readonly concurrencyCap: number;
-    /** Runs after the remote-fetch allowlist check, which the spec puts before tier and balance. */
-    readonly entitled: () => void;
+    readonly tier: Tier;
   }): Promise<SingleRequest> {
     const { view } = input;
     const plan = await this.sourcePlan(view);
     if (plan.kind === 'remote' && input.allowRemoteFetch && !hostAllowed(plan.url, this.deps.remoteFetchAllowlist)) {
       return { outcome: 'refused', refusal: { tag: 'RemoteFetchNotAllowed', host: new URL(plan.url).host } };
     }
-    input.entitled();
+    // The spec puts the remote-fetch allowlist check before the tier and the balance.
+    const denied = entitlement(input.tier, 'aiAnalysis');
+    if (denied) return { outcome: 'refused', refusal: denied };
     const stored = input.force ? null : await this.stored(view.caseId);
     if (stored) return this.#cacheHit(stored, input.accountId, input.requestId, PRICES.analyze.cacheHit);
     if (plan.kind === 'none' || (plan.kind === 'remote' && !input.allowRemoteFetch)) {

@@ -34,7 +34,10 @@ import {
 } from '../../domain/credits/ledger.ts';
 import { fold } from '../../domain/decider.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
-import { VersionConflictError, type EventMetadata } from '../../ports/event-store.ts';
+import { VersionConflictError, type EventMetadata, type NewEvent } from '../../ports/event-store.ts';
+import { isConnectionLoss } from '../../db/connection-loss.ts';
+import { canonicalJson } from '../../domain/canonical-json.ts';
+import { KeyedBatcher } from './keyed-batcher.ts';
 import { rebuildLots } from './read-model.ts';
 import { asDraws } from './stream-fold.ts';
 import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
@@ -80,6 +83,31 @@ export interface CreditsDeps {
 
 type Decided = { ok: true; events: LedgerEvent[]; after: Balance } | { ok: false; error: LedgerError };
 
+/** One command of a batch, with the metadata of the call that sent it. */
+interface LedgerItem {
+  readonly command: LedgerCommand;
+  readonly entryId: string | null;
+  readonly meta: EventMetadata;
+}
+
+/** What a batch was about to append, so a commit whose answer was lost can be recognised. */
+interface Plan {
+  version: number;
+  events: NewEvent[];
+  results: Decided[];
+  /** Spendable once the whole batch is applied. */
+  balance: number;
+}
+
+/** Commands of one account written in one transaction at most; the next batch takes the rest. */
+const MAX_BATCH = 256;
+/** Accounts whose last known balance is kept for the no-round-trip pre-check. */
+const KNOWN_BALANCES = 50_000;
+/** Waits before asking again whether a batch whose commit went unanswered was recorded. */
+const VERIFY_BACKOFF_MS = [0, 100, 400, 1_000];
+/** Tries of a batch whose connection was lost before it was written. */
+const BATCH_ATTEMPTS = 4;
+
 /** A sweep releases at most this many; the next sweep takes the rest. */
 const LAPSED_HOLDS_PER_SWEEP = 500;
 
@@ -90,7 +118,28 @@ function instant(value: string): string {
 }
 
 export class CreditsService {
-  constructor(private readonly deps: CreditsDeps) {}
+  readonly #batcher: KeyedBatcher<LedgerItem, Decided>;
+  /** Spendable balance each account was left with by the last commit this process saw. */
+  readonly #known = new Map<string, number>();
+
+  constructor(private readonly deps: CreditsDeps) {
+    this.#batcher = new KeyedBatcher((accountId, items) => this.#commitBatch(accountId, items), MAX_BATCH);
+  }
+
+  /**
+   * Whether `price` looks covered, for the check before a priced call's work: answered
+   * from the balance the last commit on this account left when that covers it, so a hot
+   * account's calls cost no extra round trip; otherwise (unknown, or short) read fresh, so
+   * a grant made elsewhere is never refused on a stale figure. The charge after the work
+   * decides exactly; a balance spent elsewhere meanwhile ends there in the same 402.
+   */
+  async spendable(accountId: string, price: number): Promise<number> {
+    const known = this.#known.get(accountId);
+    if (known !== undefined && known >= price) return known;
+    const fresh = await this.balance(accountId);
+    this.#remember(accountId, fresh.balance);
+    return fresh.balance;
+  }
 
   async billingAccountForUser(userId: string, trx?: Trx): Promise<string | null> {
     const user = await (trx ?? this.deps.db)
@@ -272,35 +321,114 @@ export class CreditsService {
     };
   }
 
-  #run(accountId: string, command: LedgerCommand, entryId: string | null, meta: EventMetadata, trx?: Trx): Promise<Decided> {
-    if (trx) return this.#decideAndAppend(trx, accountId, command, entryId, meta);
-    return this.deps.db.transaction().execute((t) => this.#decideAndAppend(t, accountId, command, entryId, meta));
+  /**
+   * Outside a caller's transaction a command joins its account's next batch (see
+   * keyed-batcher.ts); inside one it is decided and appended there, and the known balance
+   * is forgotten, since that transaction may yet roll back.
+   */
+  async #run(accountId: string, command: LedgerCommand, entryId: string | null, meta: EventMetadata, trx?: Trx): Promise<Decided> {
+    const item = { command, entryId, meta };
+    if (!trx) return this.#batcher.submit(accountId, item);
+    this.#known.delete(accountId);
+    const [decided] = await this.#decideAndAppend(trx, accountId, [item], { version: 0, events: [], results: [], balance: 0 });
+    return decided as Decided;
   }
 
-  async #decideAndAppend(
-    trx: Trx,
-    accountId: string,
-    command: LedgerCommand,
-    entryId: string | null,
-    meta: EventMetadata,
-  ): Promise<Decided> {
+  /**
+   * One transaction for the batch. When it fails, a batch that was written all the same
+   * (its commit's answer was lost) answers as written; one lost with its connection, and
+   * shown not written, is sent again on another connection (a pool can hold several the
+   * server has ended), so a dropped connection does not fail paid calls; anything else
+   * fails the batch's callers.
+   */
+  async #commitBatch(accountId: string, items: readonly LedgerItem[], attempt = 1): Promise<Decided[]> {
+    const plan: Plan = { version: 0, events: [], results: [], balance: 0 };
+    try {
+      const results = await this.deps.db.transaction().execute((trx) => this.#decideAndAppend(trx, accountId, items, plan));
+      this.#remember(accountId, plan.balance);
+      return results;
+    } catch (error) {
+      const recorded = plan.events.length === 0 ? 'nothing' : await this.#wasRecorded(accountId, plan);
+      if (recorded === true) {
+        this.#remember(accountId, plan.balance);
+        return plan.results;
+      }
+      if (recorded !== 'unknown' && attempt < BATCH_ATTEMPTS && isConnectionLoss(error)) return this.#commitBatch(accountId, items, attempt + 1);
+      throw error;
+    }
+  }
+
+  /**
+   * After a failed commit (the connection dropped, the server stopped): whether the batch's
+   * events are in the stream all the same, which happens when the commit went through and
+   * only its answer was lost. Its positions were claimed at the version the batch read, so
+   * they hold its events exactly when it committed; callers then get their results, not an
+   * error for a charge that was made. 'unknown' when the database did not answer meanwhile.
+   */
+  async #wasRecorded(accountId: string, plan: Plan): Promise<boolean | 'unknown'> {
+    for (const wait of VERIFY_BACKOFF_MS) {
+      await new Promise((resolve) => setTimeout(resolve, wait));
+      try {
+        const rows = await this.deps.db
+          .selectFrom('events')
+          .select(['streamPosition', 'data'])
+          .where('streamId', '=', ledgerStream(accountId))
+          .where('streamPosition', '>', plan.version)
+          .where('streamPosition', '<=', plan.version + plan.events.length)
+          .orderBy('streamPosition')
+          .execute();
+        return (
+          rows.length === plan.events.length && rows.every((row, i) => canonicalJson(row.data) === canonicalJson(plan.events[i]?.data))
+        );
+      } catch {
+        continue;
+      }
+    }
+    return 'unknown';
+  }
+
+  #remember(accountId: string, balance: number): void {
+    this.#known.delete(accountId);
+    this.#known.set(accountId, balance);
+    if (this.#known.size > KNOWN_BALANCES) this.#known.delete(this.#known.keys().next().value as string);
+  }
+
+  /**
+   * Decides the commands in order, each on the state the ones before it left, and appends
+   * all their events at once: one lock, one version claim, one projection for the batch.
+   */
+  async #decideAndAppend(trx: Trx, accountId: string, items: readonly LedgerItem[], plan: Plan): Promise<Decided[]> {
+    const entryIds = [...new Set(items.flatMap((i) => (i.entryId === null ? [] : [i.entryId])))];
     for (let attempt = 0; ; attempt += 1) {
-      const { state, version } = await this.#load(trx, accountId, entryId);
-      const decision = decideLedger(command, state);
-      // A refusal was decided after the expiries due at its time: those are recorded all the same.
-      const events = decision.ok ? decision.events : dueExpiries(state, accountId, command.at);
-      const after = fold(evolveLedger, state, events);
-      const balance = { balance: after.available, reserved: after.reserved };
+      const { state, version } = await this.#load(trx, accountId, entryIds);
+      let current = state;
+      const events: NewEvent[] = [];
+      const results: Decided[] = [];
+      for (const { command, meta } of items) {
+        const decision = decideLedger(command, current);
+        // A refusal was decided after the expiries due at its time: those are recorded all the same.
+        const decided = decision.ok ? decision.events : dueExpiries(current, accountId, command.at);
+        current = fold(evolveLedger, current, decided);
+        const after = { balance: current.available, reserved: current.reserved };
+        results.push(decision.ok ? { ok: true, events: decided, after } : decision);
+        for (const event of decided) events.push({ ...event, metadata: meta });
+      }
+      Object.assign(plan, { version, events, results, balance: current.available });
       try {
         if (events.length > 0) {
-          await this.deps.store.append(ledgerStream(accountId), version, events, { streamType: LEDGER_STREAM_TYPE, metadata: meta, trx });
+          await this.deps.store.append(ledgerStream(accountId), version, events, {
+            streamType: LEDGER_STREAM_TYPE,
+            metadata: items[0]!.meta,
+            trx,
+          });
         }
-        return decision.ok ? { ok: true, events, after: balance } : decision;
+        return results;
       } catch (error) {
         // Only an account's very first append can race (there is no row to lock yet); the
         // loser finds the winner's row on the second pass. A conflict is no SQL error, so
         // the transaction is still usable.
         if (!(error instanceof VersionConflictError) || attempt > 0) throw error;
+        Object.assign(plan, { version: 0, events: [], results: [], balance: 0 });
       }
     }
   }
@@ -324,10 +452,10 @@ export class CreditsService {
 
   /**
    * The balance row (locked), the lots holding credits, and the lot, reservation and
-   * charge under the id the command names (all: the decider checks the id spaces do not
+   * charge under each id the batch's commands name (all: the decider checks the id spaces do not
    * meet): its decision slice. An account whose lots predate lots gets them first.
    */
-  async #load(trx: Trx, accountId: string, entryId: string | null): Promise<{ state: LedgerState; version: number }> {
+  async #load(trx: Trx, accountId: string, entryIds: readonly string[]): Promise<{ state: LedgerState; version: number }> {
     const row = await trx
       .selectFrom('creditBalances')
       .select(['balance', 'reserved', 'version', 'lotsReady'])
@@ -343,28 +471,30 @@ export class CreditsService {
         .selectFrom('creditLots')
         .select(['grantId', 'remaining', 'expiresAt'])
         .where('accountId', '=', accountId)
-        .where((eb) => (entryId === null ? eb('remaining', '>', 0) : eb.or([eb('remaining', '>', 0), eb('grantId', '=', entryId)])))
+        .where((eb) => (entryIds.length === 0 ? eb('remaining', '>', 0) : eb.or([eb('remaining', '>', 0), eb('grantId', 'in', entryIds)])))
         .execute();
       for (const lot of rows) lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt?.toISOString() ?? null };
     }
-    if (row && entryId !== null) {
-      const reservation = await trx
-        .selectFrom('creditReservations')
-        .select(['amount', 'requestRef', 'status', 'held'])
-        .where('accountId', '=', accountId)
-        .where('reservationId', '=', entryId)
-        .executeTakeFirst();
-      if (reservation) {
-        const status = reservation.status === 'open' ? 'open' : 'settled';
-        reservations[entryId] = { amount: reservation.amount, requestRef: reservation.requestRef, status, held: asDraws(reservation.held) };
+    if (row && entryIds.length > 0) {
+      const [held, made] = await Promise.all([
+        trx
+          .selectFrom('creditReservations')
+          .select(['reservationId', 'amount', 'requestRef', 'status', 'held'])
+          .where('accountId', '=', accountId)
+          .where('reservationId', 'in', entryIds)
+          .execute(),
+        trx
+          .selectFrom('creditCharges')
+          .select(['chargeId', 'amount', 'reversed', 'lots'])
+          .where('accountId', '=', accountId)
+          .where('chargeId', 'in', entryIds)
+          .execute(),
+      ]);
+      for (const r of held) {
+        const status = r.status === 'open' ? 'open' : 'settled';
+        reservations[r.reservationId] = { amount: r.amount, requestRef: r.requestRef, status, held: asDraws(r.held) };
       }
-      const charge = await trx
-        .selectFrom('creditCharges')
-        .select(['amount', 'reversed', 'lots'])
-        .where('accountId', '=', accountId)
-        .where('chargeId', '=', entryId)
-        .executeTakeFirst();
-      if (charge) charges[entryId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
+      for (const charge of made) charges[charge.chargeId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
     }
     return {
       state: { available: row?.balance ?? 0, reserved: row?.reserved ?? 0, lots, reservations, charges },

@@ -74,67 +74,137 @@ async function settleReservation(trx: Trx, accountId: string, reservationId: str
     .execute();
 }
 
-async function applyEntries(trx: Trx, event: LedgerEvent, at: Date): Promise<void> {
-  switch (event.type) {
-    case 'CreditsGranted': {
-      const { accountId, grantId, amount, expiresAt } = event.data;
-      await creditLots(trx, accountId, [{ grantId, amount, expiresAt }], at);
-      return;
+/**
+ * The row changes of a run of events, gathered so a batch of charges costs a few
+ * statements rather than a few per charge: new charge and reservation rows go in as one
+ * insert each, and each lot moves once by its net change. Events that read a row an
+ * earlier one may have written (settlements, releases, reversals) are applied one by one
+ * after whatever was gathered before them, so the order of effects is the events' order.
+ */
+class EntryWriter {
+  #charges: { accountId: string; chargeId: string; amount: number; requestRef: string; lots: readonly LotDraw[] }[] = [];
+  #reservations: { accountId: string; reservationId: string; amount: number; requestRef: string; held: readonly LotDraw[]; holdUntil: string | undefined }[] = [];
+  #lots = new Map<string, { accountId: string; draw: LotDraw; net: number }>();
+
+  constructor(
+    private readonly trx: Trx,
+    private readonly at: Date,
+  ) {}
+
+  async apply(event: LedgerEvent): Promise<void> {
+    switch (event.type) {
+      case 'CreditsGranted': {
+        const { accountId, grantId, amount, expiresAt } = event.data;
+        this.#moveLots(accountId, [{ grantId, amount, expiresAt }], 1);
+        return;
+      }
+      case 'CreditsReserved': {
+        const { accountId, reservationId, amount, requestRef, holdUntil } = event.data;
+        const held = drawn(event);
+        this.#reservations.push({ accountId, reservationId, amount, requestRef, held, holdUntil });
+        this.#moveLots(accountId, held, -1);
+        return;
+      }
+      case 'CreditsCharged': {
+        const { accountId, chargeId, reservationId, amount, requestRef } = event.data;
+        const lots = drawn(event);
+        if (reservationId === null) {
+          // Held credits left their lots when reserved; a fixed-price charge takes them now.
+          this.#charges.push({ accountId, chargeId, amount, requestRef, lots });
+          this.#moveLots(accountId, lots, -1);
+          return;
+        }
+        await this.flush();
+        await this.trx
+          .insertInto('creditCharges')
+          .values({ accountId, chargeId, reservationId, amount, requestRef, reversed: false, chargedAt: this.at, lots: jsonb(lots) })
+          .execute();
+        await settleReservation(this.trx, accountId, reservationId, lots, this.at);
+        return;
+      }
+      case 'CreditsReleased': {
+        const lots = drawn(event);
+        await this.flush();
+        await settleReservation(this.trx, event.data.accountId, event.data.reservationId, lots, this.at);
+        this.#moveLots(event.data.accountId, lots, 1);
+        return;
+      }
+      case 'ChargeReversed':
+        await this.flush();
+        await this.trx
+          .updateTable('creditCharges')
+          .set({ reversed: true })
+          .where('accountId', '=', event.data.accountId)
+          .where('chargeId', '=', event.data.chargeId)
+          .execute();
+        this.#moveLots(event.data.accountId, drawn(event), 1);
+        return;
+      case 'CreditsExpired': {
+        const { accountId, grantId, amount, expiresAt } = event.data;
+        this.#moveLots(accountId, [{ grantId, amount, expiresAt }], -1);
+        return;
+      }
+      default:
+        assertNever(event);
     }
-    case 'CreditsReserved': {
-      const { accountId, reservationId, amount, requestRef, holdUntil } = event.data;
-      const held = drawn(event);
-      await trx
-        .insertInto('creditReservations')
-        .values({
-          accountId,
-          reservationId,
-          amount,
-          requestRef,
-          status: 'open',
-          held: jsonb(held),
-          createdAt: at,
-          settledAt: null,
-          holdUntil: holdUntil === undefined ? null : new Date(holdUntil),
-        })
-        .execute();
-      await debitLots(trx, accountId, held, at);
-      return;
-    }
-    case 'CreditsCharged': {
-      const { accountId, chargeId, reservationId, amount, requestRef } = event.data;
-      const lots = drawn(event);
+  }
+
+  async flush(): Promise<void> {
+    const { trx, at } = this;
+    const charges = this.#charges;
+    const reservations = this.#reservations;
+    const lots = [...this.#lots.values()];
+    this.#charges = [];
+    this.#reservations = [];
+    this.#lots = new Map();
+    if (charges.length > 0) {
       await trx
         .insertInto('creditCharges')
-        .values({ accountId, chargeId, reservationId, amount, requestRef, reversed: false, chargedAt: at, lots: jsonb(lots) })
+        .values(
+          charges.map((c) => ({
+            accountId: c.accountId,
+            chargeId: c.chargeId,
+            reservationId: null,
+            amount: c.amount,
+            requestRef: c.requestRef,
+            reversed: false,
+            chargedAt: at,
+            lots: jsonb(c.lots),
+          })),
+        )
         .execute();
-      // Held credits left their lots when reserved; a fixed-price charge takes them now.
-      if (reservationId === null) await debitLots(trx, accountId, lots, at);
-      else await settleReservation(trx, accountId, reservationId, lots, at);
-      return;
     }
-    case 'CreditsReleased': {
-      const lots = drawn(event);
-      await settleReservation(trx, event.data.accountId, event.data.reservationId, lots, at);
-      await creditLots(trx, event.data.accountId, lots, at);
-      return;
-    }
-    case 'ChargeReversed':
+    if (reservations.length > 0) {
       await trx
-        .updateTable('creditCharges')
-        .set({ reversed: true })
-        .where('accountId', '=', event.data.accountId)
-        .where('chargeId', '=', event.data.chargeId)
+        .insertInto('creditReservations')
+        .values(
+          reservations.map((r) => ({
+            accountId: r.accountId,
+            reservationId: r.reservationId,
+            amount: r.amount,
+            requestRef: r.requestRef,
+            status: 'open',
+            held: jsonb(r.held),
+            createdAt: at,
+            settledAt: null,
+            holdUntil: r.holdUntil === undefined ? null : new Date(r.holdUntil),
+          })),
+        )
         .execute();
-      await creditLots(trx, event.data.accountId, drawn(event), at);
-      return;
-    case 'CreditsExpired': {
-      const { accountId, grantId, amount, expiresAt } = event.data;
-      await debitLots(trx, accountId, [{ grantId, amount, expiresAt }], at);
-      return;
     }
-    default:
-      assertNever(event);
+    for (const { accountId, draw, net } of lots) {
+      if (net >= 0) await creditLots(trx, accountId, [{ ...draw, amount: net }], at);
+      else await debitLots(trx, accountId, [{ ...draw, amount: -net }], at);
+    }
+  }
+
+  #moveLots(accountId: string, draws: readonly LotDraw[], sign: 1 | -1): void {
+    for (const draw of draws) {
+      const key = `${accountId}\u0000${draw.grantId}`;
+      const lot = this.#lots.get(key);
+      if (lot) lot.net += sign * draw.amount;
+      else this.#lots.set(key, { accountId, draw, net: sign * draw.amount });
+    }
   }
 }
 
@@ -143,7 +213,10 @@ export const creditsReadModel: InlineProjection = {
   handles: LEDGER_EVENT_TYPES,
   apply: async (trx, recorded: readonly RecordedEvent[]) => {
     const events = recorded.map((e) => ({ type: e.type, data: e.data }) as LedgerEvent);
-    for (const [i, event] of events.entries()) await applyEntries(trx, event, recorded[i]!.recordedAt);
+    // One append has one recording time, so the batch's rows share it.
+    const writer = new EntryWriter(trx, recorded[0]!.recordedAt);
+    for (const event of events) await writer.apply(event);
+    await writer.flush();
     // One balance write per append, however many events it carried (a settlement is two).
     const total = events.map(balanceEffect).reduce((a, b) => ({ available: a.available + b.available, reserved: a.reserved + b.reserved }));
     const last = recorded[recorded.length - 1]!;

@@ -2,7 +2,7 @@
  * What the three analysis routes share: their dependencies, the stored-analysis body
  * (the analysis with the case it describes, the model that produced it and when, its
  * prose watermarked for the caller's billing account as it leaves, the stored analysis
- * staying clean), and the mapping of admission refusals onto the spec's error codes.
+ * staying clean), and the mapping of their refusals onto the spec's error codes.
  */
 import { z } from '@hono/zod-openapi';
 import type { AnalysisRequests, NotAdmitted, StoredAnalysis } from '../../../application/analysis/analysis-requests.ts';
@@ -10,6 +10,8 @@ import type { AdmitRefusal } from '../../../application/analysis/analysis-runs.t
 import type { CaseReader, CaseView } from '../../../application/cases/case-reader.ts';
 import type { CaseAnalysis } from '../../../domain/analysis/case-analysis.ts';
 import { watermarkProse } from '../../../domain/analysis/watermark-prose.ts';
+import type { TierNotAllowed } from '../../../application/admission/decision.ts';
+import { refusalError, type RefusalLinks } from '../../admission.ts';
 import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
 import { CaseAnalysisSchema } from './analysis-schemas.ts';
 
@@ -60,11 +62,15 @@ const NO_SOURCE_HINT: Readonly<Record<string, string>> = {
   tribunal: 'No document is held for this tribunal case, and tribunal documents cannot be fetched through this API.',
 };
 
-/** The error a refused admission answers with (the 402 is built by the route, which knows the top-up URL). */
+/** The error a refused analysis request answers with; the refusals every priced call shares go through the one table. */
 export function analysisRefusal(
-  refusal: Exclude<AdmitRefusal, { tag: 'InsufficientCredits' }> | NotAdmitted | { tag: 'RemoteFetchNotAllowed'; host: string },
+  refusal: AdmitRefusal | NotAdmitted | TierNotAllowed | { tag: 'RemoteFetchNotAllowed'; host: string },
+  links: RefusalLinks,
 ): ApiError {
   switch (refusal.tag) {
+    case 'InsufficientCredits':
+    case 'TierNotAllowed':
+      return refusalError(refusal, links);
     case 'ConcurrencyLimit':
       return new ApiError('CONCURRENT_ANALYSIS_LIMIT', {
         message: `${String(refusal.running)} analyses of yours are running, the most your tier allows at once; retry in 30 seconds. Nothing was charged.`,

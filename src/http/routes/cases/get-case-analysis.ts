@@ -8,13 +8,12 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
-import { describePrice, fixedPrice } from '../../../domain/credits/prices.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
+import { admitted, requireEntitlement, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { requireFeature } from '../../tier-gate.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './get-case.ts';
@@ -66,10 +65,11 @@ const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>)
 export function registerGetCaseAnalysis(
   app: App,
   auth: MiddlewareHandler<AppEnv>,
-  deps: AnalysisRouteDeps & { readonly charging: ChargingDeps; readonly watermark: Watermark },
+  deps: AnalysisRouteDeps & PricedRouteDeps & { readonly watermark: Watermark },
 ): void {
-  app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl)), async (c) => {
-    const account = billingAccountOf(principalOf(c));
+  app.openapi(route(auth, requireEntitlement('aiAnalysis', deps.links)), async (c) => {
+    const principal = principalOf(c);
+    const account = billingAccountOf(principal);
     const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
     const latestRun = await deps.requests.latestRun(view.caseId, account);
     const stored = await deps.requests.stored(view.caseId);
@@ -87,14 +87,14 @@ export function registerGetCaseAnalysis(
         200,
       );
     }
-    await charged(c, deps.charging, 'analysisRead', async () => undefined);
-    return c.json(
-      {
-        success: true as const,
-        data: storedAnalysisOf(view, stored, deps.watermark, account),
-        meta: { creditsCharged: fixedPrice('analysisRead'), latestRun },
-      },
-      200,
-    );
+    const result = await deps.admission.run({
+      payer: principal,
+      callId: c.get('requestId'),
+      endpoint: 'analysisRead',
+      feature: 'aiAnalysis',
+      work: async () => storedAnalysisOf(view, stored, deps.watermark, account),
+    });
+    const { value, charged } = admitted(c, result, deps.links);
+    return c.json({ success: true as const, data: value, meta: { creditsCharged: charged, latestRun } }, 200);
   });
 }

@@ -9,26 +9,22 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { encryptPdfLink } from '../../../adapters/crypto/pdf-link-cipher.ts';
 import type { CaseReader } from '../../../application/cases/case-reader.ts';
-import type { ReadQuotas } from '../../../application/cases/read-quotas.ts';
-import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import type { CourtLevel } from '../../../domain/case/case-record.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { DOCUMENT_LINK_TTL_SECONDS, judgmentKey, type DocumentStorage } from '../../../ports/document-storage.ts';
 import { ApiError } from '../../api-error.ts';
+import { admitted, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { CaseIdParam, lookupCase, quotaRefusal } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './get-case.ts';
 
-export interface CasePdfDeps {
+export interface CasePdfDeps extends PricedRouteDeps {
   readonly cases: CaseReader;
-  readonly quotas: ReadQuotas;
   readonly documents: DocumentStorage;
-  readonly charging: ChargingDeps;
   readonly clock: Clock;
 }
 
@@ -94,22 +90,15 @@ export function registerGetCasePdf(app: App, auth: MiddlewareHandler<AppEnv>, de
     });
     if (!stored) throw new ApiError('PDF_NOT_STORED', { extra: { hint: HINTS[court.level] } });
 
-    let undoQuota: () => Promise<void> = async () => undefined;
-    try {
-      const url = await charged(c, deps.charging, 'pdfLink', async () => {
-        const quota = await deps.quotas.admitPdfLink(billingAccountOf(principal), c.get('requestId'), principal.limits.pdfLinksPerMonth);
-        if (!quota.admitted) throw quotaRefusal(quota, 'PDF_LIMIT_REACHED', 'monthly PDF allowance');
-        undoQuota = quota.undo;
-        return deps.documents.signedUrl(key, DOCUMENT_LINK_TTL_SECONDS);
-      });
-      const expiresAt = new Date(deps.clock.now().getTime() + DOCUMENT_LINK_TTL_SECONDS * 1000).toISOString();
-      return c.json(
-        { success: true as const, data: { caseId, caseNumber, pdfUrl: encryptPdfLink(url, caseId, caseNumber) }, meta: { expiresAt } },
-        200,
-      );
-    } catch (error) {
-      await undoQuota();
-      throw error;
-    }
+    const result = await deps.admission.run({
+      payer: principal,
+      callId: c.get('requestId'),
+      endpoint: 'pdfLink',
+      cap: { cap: 'pdfLinksPerMonth' },
+      work: () => deps.documents.signedUrl(key, DOCUMENT_LINK_TTL_SECONDS),
+    });
+    const pdfUrl = encryptPdfLink(admitted(c, result, deps.links).value, caseId, caseNumber);
+    const expiresAt = new Date(deps.clock.now().getTime() + DOCUMENT_LINK_TTL_SECONDS * 1000).toISOString();
+    return c.json({ success: true as const, data: { caseId, caseNumber, pdfUrl }, meta: { expiresAt } }, 200);
   });
 }

@@ -8,22 +8,19 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { CaseReader, CaseView, SiblingDocument } from '../../../application/cases/case-reader.ts';
-import type { QuotaDecision, ReadQuotas } from '../../../application/cases/read-quotas.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
+import { admitted, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { CaseSchema, caseFieldsOf } from './case-schemas.ts';
 
-export interface CaseRouteDeps {
+export interface CaseRouteDeps extends PricedRouteDeps {
   readonly cases: CaseReader;
-  readonly quotas: ReadQuotas;
-  readonly charging: ChargingDeps;
   /** Marks prose with the billing account's watermark, giving the event loop back while a long text is marked. */
   readonly watermark: (accountId: string, text: string) => Promise<string>;
 }
@@ -45,22 +42,6 @@ export async function lookupCase(cases: CaseReader, id: string): Promise<{ found
   const lookup = await cases.lookup(id);
   if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
   return lookup;
-}
-
-/**
- * A read quota's refusal: its cap's 429 with Retry-After, or, when the quota store could not
- * answer, the fail-closed 503 (nothing is charged: the quota is admitted before the charge).
- */
-export function quotaRefusal(
-  decision: Extract<QuotaDecision, { admitted: false }>,
-  capCode: 'DISTINCT_CASES_LIMIT_REACHED' | 'PDF_LIMIT_REACHED',
-  allowance: string,
-): ApiError {
-  if (decision.refusal === 'CapReached') return new ApiError(capCode, { headers: { 'Retry-After': String(decision.retryAfterSeconds) } });
-  return new ApiError('ACCOUNT_STANDING_UNAVAILABLE', {
-    message: `The ${allowance} could not be checked, so the call is refused (fails closed); nothing was charged. Retry shortly.`,
-    cause: decision.cause,
-  });
 }
 
 const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });
@@ -105,26 +86,15 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
     const { found, siblings } = await lookupCase(deps.cases, c.req.valid('param').id);
-    let undoQuota: () => Promise<void> = async () => undefined;
-    try {
-      await charged(c, deps.charging, 'caseDetail', async () => {
-        const quota = await deps.quotas.admitCaseDetail(account, found.caseId, principal.limits.distinctCaseDetailsPerDay);
-        if (!quota.admitted) throw quotaRefusal(quota, 'DISTINCT_CASES_LIMIT_REACHED', 'daily distinct-case allowance');
-        undoQuota = quota.undo;
-      });
-    } catch (error) {
-      await undoQuota();
-      throw error;
-    }
     const mark = (text: string | null) => (text === null ? null : deps.watermark(account, text));
-    const [summary, text] = [await mark(found.summary), await mark(found.text)];
-    return c.json(
-      {
-        success: true as const,
-        data: { ...caseFieldsOf(found), summary, text },
-        meta: { otherDocuments: [...siblings] },
-      },
-      200,
-    );
+    const result = await deps.admission.run({
+      payer: principal,
+      callId: c.get('requestId'),
+      endpoint: 'caseDetail',
+      cap: { cap: 'distinctCasesPerDay', caseId: found.caseId },
+      work: async () => ({ ...caseFieldsOf(found), summary: await mark(found.summary), text: await mark(found.text) }),
+    });
+    const { value } = admitted(c, result, deps.links);
+    return c.json({ success: true as const, data: value, meta: { otherDocuments: [...siblings] } }, 200);
   });
 }

@@ -13,12 +13,11 @@ import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
+import { recordCharge, requireEntitlement } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { insufficientCredits } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { requireFeature } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import {
   analysisRefusal,
@@ -87,7 +86,7 @@ export function registerPostCaseAnalyzeConsolidated(
   idempotency: MiddlewareHandler<AppEnv>,
   deps: AnalysisRouteDeps & { readonly watermark: Watermark },
 ): void {
-  app.openapi(route(auth, requireFeature('aiAnalysis', 'AI analysis', deps.upgradeUrl), idempotency), async (c) => {
+  app.openapi(route(auth, requireEntitlement('aiAnalysis', deps), idempotency), async (c) => {
     const account = billingAccountOf(principalOf(c));
     const body = (await c.req.text()).trim() === '' ? {} : c.req.valid('json');
     const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
@@ -98,11 +97,8 @@ export function registerPostCaseAnalyzeConsolidated(
       force: body.force ?? false,
     });
     switch (result.outcome) {
-      case 'refused': {
-        const refusal = result.refusal;
-        if (refusal.tag === 'InsufficientCredits') throw insufficientCredits(refusal.required, refusal.balance, deps.topUpUrl);
-        throw analysisRefusal(refusal);
-      }
+      case 'refused':
+        throw analysisRefusal(result.refusal, deps);
       case 'failed':
         throw new ApiError(/deadline|timed out|cancel/i.test(result.reason) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', {
           message: 'The consolidated analysis did not complete; nothing was charged. Retry later.',
@@ -111,8 +107,7 @@ export function registerPostCaseAnalyzeConsolidated(
       case 'cache-hit':
       case 'stored': {
         const price = result.outcome === 'stored' ? result.charged : PRICES.analyzeConsolidated.cacheHit;
-        c.set('creditsDeducted', price);
-        c.header('X-Credits-Charged', String(price));
+        recordCharge(c, price);
         return c.json(
           {
             success: true as const,

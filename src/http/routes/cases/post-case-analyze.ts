@@ -10,15 +10,13 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
+import { recordCharge } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { insufficientCredits } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { tierNotAllowed } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import {
   analysisRefusal,
@@ -138,20 +136,12 @@ export function registerPostCaseAnalyze(
       force: body.force ?? false,
       allowRemoteFetch: body.allowRemoteFetch ?? false,
       concurrencyCap: principal.limits.concurrentAnalyses,
-      entitled: () => {
-        if (!TIER_FEATURES[principal.tier].aiAnalysis) throw tierNotAllowed('AI analysis', deps.upgradeUrl);
-      },
+      tier: principal.tier,
     });
-    if (result.outcome === 'refused') {
-      const refusal = result.refusal;
-      if (refusal.tag === 'InsufficientCredits') throw insufficientCredits(refusal.required, refusal.balance, deps.topUpUrl);
-      throw analysisRefusal(refusal);
-    }
+    if (result.outcome === 'refused') throw analysisRefusal(result.refusal, deps);
     if (result.outcome === 'cache-hit') {
       const price = PRICES.analyze.cacheHit;
-      c.set('creditsDeducted', price);
-      c.header('X-Credits-Charged', String(price));
-      c.header('X-Credits-Remaining', String(result.balance));
+      recordCharge(c, price, result.balance);
       return c.json(
         {
           success: true as const,
@@ -163,9 +153,7 @@ export function registerPostCaseAnalyze(
     }
     const hasAnalysis = (await deps.requests.stored(view.caseId)) !== null;
     const charged = result.charged;
-    c.set('creditsDeducted', charged);
-    c.header('X-Credits-Charged', String(charged));
-    c.header('X-Credits-Remaining', String(result.balance));
+    recordCharge(c, charged, result.balance);
     c.header('Retry-After', '30');
     c.header('Location', `${deps.basePath}/cases/${encodeURIComponent(view.caseId)}/analysis`);
     return c.json(

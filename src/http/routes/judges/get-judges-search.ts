@@ -7,15 +7,15 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { MAX_JUDGE_RESULTS, type JudgeDirectory } from '../../../application/judges/judge-directory.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
+import { admitted, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import { charged, type ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
+import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 
-export interface JudgeSearchDeps {
+export interface JudgeSearchDeps extends PricedRouteDeps {
   readonly judges: JudgeDirectory;
-  readonly charging: ChargingDeps;
 }
 
 const Query = z.object({
@@ -78,7 +78,13 @@ const route = (auth: MiddlewareHandler<AppEnv>) =>
 export function registerGetJudgesSearch(app: App, auth: MiddlewareHandler<AppEnv>, deps: JudgeSearchDeps): void {
   app.openapi(route(auth), async (c) => {
     const { q } = c.req.valid('query');
-    const found = await charged(c, deps.charging, 'judgeSearch', () => deps.judges.search(q));
+    const result = await deps.admission.run({
+      payer: principalOf(c),
+      callId: c.get('requestId'),
+      endpoint: 'judgeSearch',
+      work: () => deps.judges.search(q),
+    });
+    const found = admitted(c, result, deps.links).value;
     const data = found.judges.map((j) => ({ ...j, courts: [...j.courts], tenure: j.tenure && { ...j.tenure } }));
     return c.json(
       { success: true as const, data, meta: { query: q?.trim() || null, total: found.total, truncated: found.total > data.length } },

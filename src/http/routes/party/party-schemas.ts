@@ -19,7 +19,7 @@ import { isCalendarDate, MAX_ALIASES, MAX_KNOWN_PERSONS, MAX_NAMES } from '../..
 import { VERDICTS } from '../../../domain/screening/verdict.ts';
 import { resolveCourtOrBench } from '../../../reference/reference-data.ts';
 import { ApiError } from '../../api-error.ts';
-import { insufficientCredits } from '../../charging.ts';
+import { refusalError, type RefusalLinks } from '../../admission.ts';
 
 export const PURPOSES = ['kyc', 'bgv', 'due_diligence', 'litigation', 'research', 'compliance'] as const;
 export const DEFAULT_LIMIT = 40;
@@ -299,7 +299,7 @@ export function reportView(report: ScreeningReport): z.infer<typeof ScreeningRep
 }
 
 /** A refusal of the application layer as the error table's answer. */
-export function refusalError(refusal: CheckRefusal, topUpUrl: string, now: Date): ApiError {
+export function checkRefusalError(refusal: CheckRefusal, links: RefusalLinks, now: Date): ApiError {
   switch (refusal.tag) {
     case 'RateLimited': {
       const retryAfter = Math.max(1, Math.ceil((refusal.decision.resetAt.getTime() - now.getTime()) / 1000));
@@ -311,7 +311,7 @@ export function refusalError(refusal: CheckRefusal, topUpUrl: string, now: Date)
       });
     }
     case 'InsufficientCredits':
-      return insufficientCredits(refusal.required, refusal.balance, topUpUrl);
+      return refusalError(refusal, links);
     case 'MonthlyChecksUsed':
       return new ApiError('PARTY_SCREEN_LIMIT_REACHED', {
         message: `The monthly litigation check allowance (${refusal.cap}) is used up or too short for this call (${refusal.remaining} left); nothing was charged.`,

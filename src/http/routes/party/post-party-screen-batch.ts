@@ -13,16 +13,16 @@ import type { BatchItemFailure, BatchItemInput } from '../../../application/scre
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { ErrorCode } from '../../error-codes.ts';
 import { ERROR_MESSAGE } from '../../error-codes.ts';
+import { recordCharge, requireEntitlement } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { requireFeature } from '../../tier-gate.ts';
 import { describeIssue } from '../../validation.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { batchAuditDetail } from './audit-detail.ts';
 import type { PartyRouteDeps } from './index.ts';
-import { BatchItem, PURPOSES, refusalError, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
+import { BatchItem, PURPOSES, checkRefusalError, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 import { comparableName } from '../../../application/screening/screened-name-key.ts';
 
 export const MAX_BATCH_ITEMS = 25;
@@ -136,8 +136,7 @@ export function registerPostPartyScreenBatch(
   deps: PartyRouteDeps,
 ): void {
   app.openAPIRegistry.register('PartyScreenBatchItem', BatchItem);
-  const tierGate = requireFeature('batchScreening', 'Batch screening', deps.upgradeUrl);
-  app.openapi(route(auth, tierGate, idempotency), async (c) => {
+  app.openapi(route(auth, requireEntitlement('batchScreening', deps), idempotency), async (c) => {
     const started = performance.now();
     const principal = principalOf(c);
     const body = c.req.valid('json');
@@ -154,10 +153,8 @@ export function registerPostPartyScreenBatch(
     c.set('auditDetail', batchAuditDetail(body, inputs));
     const now = deps.clock.now();
     const outcome = await deps.checks.batch({ principal, requestId: c.get('requestId'), purpose: body.purpose }, inputs, now);
-    if (!outcome.ok) throw refusalError(outcome.refusal, deps.topUpUrl, now);
-    c.set('creditsDeducted', outcome.charged);
-    c.header('X-Credits-Charged', String(outcome.charged));
-    c.header('X-Credits-Remaining', String(outcome.balance));
+    if (!outcome.ok) throw checkRefusalError(outcome.refusal, deps, now);
+    recordCharge(c, outcome.charged, outcome.balance);
     const data = outcome.results.map((r) => {
       const clientRef = clientRefOf(body.items[r.index]);
       if (r.ok) return { index: r.index, clientRef, ok: true as const, data: reportView(r.report), creditsCharged: r.charged };

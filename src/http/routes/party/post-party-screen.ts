@@ -8,18 +8,18 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
+import { entitlement } from '../../../application/admission/decision.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
+import { recordCharge, refusalError } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { tierNotAllowed } from '../../tier-gate.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { screenAuditDetail } from './audit-detail.ts';
 import type { PartyRouteDeps } from './index.ts';
-import { refusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
+import { checkRefusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 
 const Response = z
   .object({
@@ -77,16 +77,15 @@ export function registerPostPartyScreen(
     const body = c.req.valid('json');
     c.set('auditDetail', screenAuditDetail(body));
     const adjudicate = body.adjudicate ?? false;
-    if (adjudicate && !TIER_FEATURES[principal.tier].adjudication) throw tierNotAllowed('Adjudication', deps.upgradeUrl);
+    const denied = adjudicate ? entitlement(principal.tier, 'adjudication') : null;
+    if (denied) throw refusalError(denied, deps);
     const built = screeningRequestOf(body, { adjudicate, limits: principal.limits });
     if (!built.ok)
       throw new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${built.problems.join('; ')}`, details: built.problems });
     const now = deps.clock.now();
     const outcome = await deps.checks.single({ principal, requestId: c.get('requestId'), purpose: body.purpose }, built.request, now);
-    if (!outcome.ok) throw refusalError(outcome.refusal, deps.topUpUrl, now);
-    c.set('creditsDeducted', outcome.charged);
-    c.header('X-Credits-Charged', String(outcome.charged));
-    c.header('X-Credits-Remaining', String(outcome.balance));
+    if (!outcome.ok) throw checkRefusalError(outcome.refusal, deps, now);
+    recordCharge(c, outcome.charged, outcome.balance);
     return c.json(
       {
         success: true as const,

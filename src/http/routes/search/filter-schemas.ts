@@ -27,3 +27,10 @@ export function limitsOf(filter: LimitedFilter): string {
     ? `At most ${values} courts in all, the parts of a comma-separated string counted one by one; each string at most ${length} characters.`
     : `At most ${values} values, each at most ${length} characters.`;
 }
+
+/** meta.restrictedCheckDegraded, as both search routes document it. */
+export const RESTRICTED_CHECK_DEGRADED =
+  'Every page of hits is checked against the case store for restrictions made since the index was last fed; a case restricted since is left out and counted in someRecordsWithheld. ' +
+  'true: that check failed or timed out, and the page was answered anyway with every result masked: title null, parties empty (names and advocates); ' +
+  'identifiers, court, bench, judges, dates and citations stay, and GET /cases/:id checks restriction itself. ' +
+  'A degraded page is not charged (X-Credits-Charged: 0) and is not stored for Idempotency-Key replay (Cache-Control: no-store): retry it for the unmasked page.';

@@ -17,26 +17,24 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { searchPageEarns } from '../../../application/admission/decision.ts';
 import { resolveSemanticFilters } from '../../../application/search/semantic-filters.ts';
 import type { SemanticSearch } from '../../../application/search/semantic-search.ts';
-import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { VECTOR_SEARCH_MAX_DEPTH } from '../../../ports/vector-index.ts';
 import { ApiError } from '../../api-error.ts';
+import { admitted, requireEntitlement, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import type { ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, CodedErrorSchema, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
-import { limitsOf, oneOrMany, years } from './filter-schemas.ts';
-import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
+import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 
-export interface SemanticSearchRouteDeps {
+export interface SemanticSearchRouteDeps extends PricedRouteDeps {
   readonly search: SemanticSearch;
-  readonly charging: ChargingDeps;
   readonly clock: Clock;
 }
 
@@ -173,13 +171,7 @@ const Failure = CodedErrorSchema.extend({
     .openapi({ description: 'UPSTREAM_UNAVAILABLE: neither the vector nor the keyword index answered.' }),
 }).openapi('SemanticSearchFailure');
 
-/** The spec's entitlement check, before any validation, work or charge. */
-const semanticAllowed: MiddlewareHandler<AppEnv> = async (c, next) => {
-  if (!TIER_FEATURES[principalOf(c).tier].semanticSearch) throw new ApiError('SEMANTIC_NOT_ALLOWED');
-  await next();
-};
-
-const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
+const route = (auth: MiddlewareHandler<AppEnv>, entitled: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
     method: 'post',
     path: '/search/cases/semantic',
@@ -188,7 +180,7 @@ const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<A
     description: `Price: ${describePrice('semanticSearch')} (a keyword fallback answer: ${describePrice('keywordSearch')}) Not charged when it fails, nor for a page masked by a degraded restricted-record check (meta.restrictedCheckDegraded). Free tier: 403 SEMANTIC_NOT_ALLOWED before any work. Pages reach at most ${VECTOR_SEARCH_MAX_DEPTH} results deep (page times limit; less if the tier's depth cap is lower): deeper is 400 PAGINATION_DEPTH_EXCEEDED. ${STATUS_RULE}`,
     security: keyedSecurity,
     // Entitlement before idempotency: a refused tier must not leave a record behind.
-    middleware: [auth, semanticAllowed, idempotency] as const,
+    middleware: [auth, entitled, idempotency] as const,
     request: {
       body: { required: true, content: { 'application/json': { schema: Body } } },
       headers: z.object({ 'idempotency-key': IdempotencyKeyHeader }),
@@ -217,7 +209,8 @@ export function registerPostSearchCasesSemantic(
   idempotency: MiddlewareHandler<AppEnv>,
   deps: SemanticSearchRouteDeps,
 ): void {
-  app.openapi(route(auth, idempotency), async (c) => {
+  // The spec's entitlement check, before any validation, work or charge.
+  app.openapi(route(auth, requireEntitlement('semanticSearch', deps.links), idempotency), async (c) => {
     const started = performance.now();
     const { limits } = principalOf(c);
     const body = c.req.valid('json');
@@ -237,23 +230,24 @@ export function registerPostSearchCasesSemantic(
         message: `Results ${offset + 1} to ${offset + limit} reach past semantic search's depth cap of ${depth}; narrow the query or the filters.`,
       });
     }
-    const results = await chargedSearch(
-      c,
-      deps.charging,
-      'semanticSearch',
-      async () => {
-        try {
-          return await deps.search.search({ query: body.query, filters: resolution.value, offset, limit });
-        } catch (error) {
+    const result = await deps.admission.run({
+      payer: principalOf(c),
+      callId: c.get('requestId'),
+      endpoint: 'semanticSearch',
+      work: () =>
+        deps.search.search({ query: body.query, filters: resolution.value, offset, limit }).catch((error: unknown) => {
           throw new ApiError('UPSTREAM_UNAVAILABLE', {
             message: 'Neither the vector nor the keyword index answered; nothing was charged. Retry shortly.',
             cause: error,
             inBand: true,
           });
-        }
-      },
-      (r) => (r.mode === 'keyword' ? 'keywordSearch' : 'semanticSearch'),
-    );
+        }),
+      // Keyword fallback results earn the keyword price.
+      earned: (page) => searchPageEarns(page, page.mode === 'keyword' ? 'keywordSearch' : 'semanticSearch'),
+    });
+    const results = admitted(c, result, deps.links).value;
+    // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.
+    if (results.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');
     const fallback = results.mode === 'keyword';
     const { caseNumber: _unappliedInFallback, ...withoutCaseNumber } = resolution.value.applied;
     return c.json(

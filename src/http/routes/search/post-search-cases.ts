@@ -5,31 +5,30 @@
  * PAGE_LIMIT_EXCEEDED and a page reaching past the tier's depth PAGINATION_DEPTH_EXCEEDED;
  * searchAfter cursors are signed and bound to the query, filters and sort. 5 credits,
  * charged only when the search answers, and not for a page answered masked because the
- * restricted-record check was degraded (search-charging.ts).
+ * restricted-record check was degraded (see `searchPageEarns`).
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import type { SearchCursorCodec } from '../../../adapters/crypto/search-cursor-codec.ts';
+import { searchPageEarns } from '../../../application/admission/decision.ts';
 import { resolveFilters, FIRST_YEAR } from '../../../application/search/search-filters.ts';
 import type { KeywordSearch } from '../../../application/search/keyword-search.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { SearchSort } from '../../../ports/search-index.ts';
 import { ApiError } from '../../api-error.ts';
+import { admitted, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
-import type { ChargingDeps } from '../../charging.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
-import { limitsOf, oneOrMany, years } from './filter-schemas.ts';
-import { chargedSearch, RESTRICTED_CHECK_DEGRADED } from './search-charging.ts';
+import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 
-export interface KeywordSearchRouteDeps {
+export interface KeywordSearchRouteDeps extends PricedRouteDeps {
   readonly search: KeywordSearch;
   readonly cursors: SearchCursorCodec;
-  readonly charging: ChargingDeps;
   readonly clock: Clock;
 }
 
@@ -204,16 +203,22 @@ export function registerPostSearchCases(
       });
     }
 
-    const results = await chargedSearch(c, deps.charging, 'keywordSearch', async () => {
-      try {
-        return await deps.search.search({ query: body.query, resolved, sort, offset, limit });
-      } catch (error) {
-        throw new ApiError('UPSTREAM_UNAVAILABLE', {
-          message: 'The search index did not respond; nothing was charged. Retry shortly.',
-          cause: error,
-        });
-      }
+    const result = await deps.admission.run({
+      payer: principalOf(c),
+      callId: c.get('requestId'),
+      endpoint: 'keywordSearch',
+      work: () =>
+        deps.search.search({ query: body.query, resolved, sort, offset, limit }).catch((error: unknown) => {
+          throw new ApiError('UPSTREAM_UNAVAILABLE', {
+            message: 'The search index did not respond; nothing was charged. Retry shortly.',
+            cause: error,
+          });
+        }),
+      earned: (page) => searchPageEarns(page, 'keywordSearch'),
     });
+    const results = admitted(c, result, deps.links).value;
+    // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.
+    if (results.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');
     const next = offset + limit;
     const hasMore = next < results.total;
     const nextCursor = hasMore && next < limits.paginationDepth ? await deps.cursors.encode({ offset: next }, scope) : null;

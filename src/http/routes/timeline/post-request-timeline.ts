@@ -10,12 +10,12 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
+import { entitlement } from '../../../application/admission/decision.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import type { CaseReference } from '../../../application/timeline/timeline-requests.ts';
-import { TIER_FEATURES } from '../../../domain/access/tiers.ts';
 import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
 import { normaliseCnr } from '../../../domain/timeline/cnr.ts';
-import { ApiError } from '../../api-error.ts';
+import { refusalError, type RefusalLinks } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
@@ -80,16 +80,12 @@ const Accepted = z
 
 /** The spec's Free-tier refusal of refresh true, before any idempotency record, work or charge. */
 const liveFetchGate =
-  (upgradeUrl: string): MiddlewareHandler<AppEnv> =>
+  (links: RefusalLinks): MiddlewareHandler<AppEnv> =>
   async (c, next) => {
-    if (!TIER_FEATURES[principalOf(c).tier].liveFetch) {
+    const denied = entitlement(principalOf(c).tier, 'liveFetch');
+    if (denied) {
       const body: unknown = await c.req.json().catch(() => undefined);
-      if (typeof body === 'object' && body !== null && (body as { refresh?: unknown }).refresh === true) {
-        throw new ApiError('LIVE_FETCH_NOT_ALLOWED', {
-          message: 'Live fetches (refresh true) are not available on the Free tier. Nothing was charged.',
-          extra: { upgradeUrl },
-        });
-      }
+      if (typeof body === 'object' && body !== null && (body as { refresh?: unknown }).refresh === true) throw refusalError(denied, links);
     }
     await next();
   };
@@ -140,7 +136,7 @@ export function registerPostRequestTimeline(
   idempotency: MiddlewareHandler<AppEnv>,
   deps: TimelineRouteDeps,
 ): void {
-  app.openapi(route(auth, liveFetchGate(deps.upgradeUrl), idempotency), async (c) => {
+  app.openapi(route(auth, liveFetchGate(deps), idempotency), async (c) => {
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
     const body = c.req.valid('json');
@@ -152,7 +148,7 @@ export function registerPostRequestTimeline(
       dailyCap: principal.limits.liveFetchesPerDay,
       callId: c.get('requestId'),
     });
-    if (result.outcome === 'refused') throw timelineRefusal(result.refusal, deps.topUpUrl);
+    if (result.outcome === 'refused') throw timelineRefusal(result.refusal, deps);
     const job = result.outcome === 'answered' ? result.job : await deps.requests.job(result.requestId, account);
     if (!job) throw new Error('an admitted timeline job could not be read back');
     const data = await jobAnswer(job, deps);

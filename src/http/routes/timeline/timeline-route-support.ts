@@ -7,7 +7,7 @@ import type { TimelineRefusal } from '../../../application/timeline/timeline-req
 import type { TimelineJob } from '../../../application/timeline/timeline-jobs.ts';
 import { judgmentKey } from '../../../ports/document-storage.ts';
 import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
-import { insufficientCredits } from '../../charging.ts';
+import { refusalError, type RefusalLinks } from '../../admission.ts';
 import type { TimelineRouteDeps } from './index.ts';
 import { jobBody, type TimelineJobBody } from './timeline-schemas.ts';
 
@@ -31,7 +31,7 @@ const COURT_WORDS: Readonly<Record<string, string>> = {
 };
 
 /** The error a refused request answers with; nothing was charged for any of them. */
-export function timelineRefusal(refusal: TimelineRefusal, topUpUrl: string): ApiError {
+export function timelineRefusal(refusal: TimelineRefusal, links: RefusalLinks): ApiError {
   switch (refusal.tag) {
     case 'CaseNotFound':
       return new ApiError('CASE_NOT_FOUND', {
@@ -60,6 +60,6 @@ export function timelineRefusal(refusal: TimelineRefusal, topUpUrl: string): Api
         extra: { limit: refusal.cap, used: refusal.used, retryAfter: refusal.retryAfterSeconds, resetTime: refusal.resetAt.toISOString() },
       });
     case 'InsufficientCredits':
-      return insufficientCredits(refusal.required, refusal.balance, topUpUrl);
+      return refusalError(refusal, links);
   }
 }

@@ -1,0 +1,137 @@
+/**
+ * Charged calls at the ledger's speed: GET /cases/:id (1 credit) on the real service, a
+ * child process over PostgreSQL, driven by wrk: all load on one hot account (32 and 4
+ * connections), then spread over 1,000 accounts (32 connections, a key per request from
+ * a Lua script). Medians of RUNS runs. After the runs the ledger must be exact: credits
+ * spent equal the 2xx answers times the price, and the ledger reconciles.
+ *
+ *   TEST_DATABASE_URL=postgres://... node --import tsx bench/charged-hot.bench.ts
+ *
+ * Targets (issue 15): one hot account at least 2,000/s at 32 connections, with p99 at most
+ * 25 ms at half that rate; 1,000 accounts at least 3,000/s.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { sql } from 'kysely';
+import { reconcileLedger } from '../src/application/credits/reconcile.ts';
+import { ingestCorpus } from '../src/corpus/ingest.ts';
+import { scInAbsSource } from '../src/corpus/sources/sc-inabs.ts';
+import { corpusDir } from '../test/support/corpus.ts';
+import { freshDatabase, fundedKey, serveChild } from './serve-child.ts';
+import { table } from './stats.ts';
+import { medianWrk, wrk, type WrkResult } from './wrk.ts';
+
+const CASE = 'sc-inabs-5861';
+const ACCOUNTS = 1_000;
+const CREDITS = 50_000_000;
+
+export interface ChargedHotFigures {
+  readonly runs: number;
+  readonly seconds: number;
+  readonly hot32: WrkResult;
+  readonly hot4: WrkResult;
+  readonly spread32: WrkResult;
+  /** Credits the ledger charged, in how many charges. */
+  readonly charged: number;
+  readonly charges: number;
+  /**
+   * 2xx answers wrk counted. A request in flight when a wrk run stops is answered and
+   * charged but not counted, so charges exceed this by at most `inFlightAtCutOff`; the
+   * exact check is the reconciliation of every charge with its request's audit row.
+   */
+  readonly answered: number;
+  readonly inFlightAtCutOff: number;
+  /** Ledger read models and audit rows against the ledger: 0 when exact. */
+  readonly reconcileDifferences: number;
+  readonly eventsPerCommit: number;
+}
+
+/** A wrk script giving each request the next account's key. */
+function keysScript(keys: readonly string[]): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-keys-'));
+  const path = join(dir, 'keys.lua');
+  writeFileSync(
+    path,
+    `local keys = {${keys.map((k) => `"${k}"`).join(',')}}\nlocal i = 0\nrequest = function()\n  i = i % #keys + 1\n  return wrk.format("GET", nil, { ["X-API-Key"] = keys[i] })\nend\n`,
+  );
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export async function benchChargedHot(adminUrl: string, options: { runs?: number; seconds?: number } = {}): Promise<ChargedHotFigures> {
+  const runs = options.runs ?? 3;
+  const seconds = options.seconds ?? 5;
+  const database = await freshDatabase(adminUrl, 'bench_charged_hot');
+  try {
+    await ingestCorpus({ db: database.db, corpusDir, now: () => new Date(), sources: [scInAbsSource] });
+    const hot = await fundedKey(database.db, { email: 'hot@lawfirm.example', credits: CREDITS });
+    const spread: string[] = [];
+    for (let i = 0; i < ACCOUNTS; i += 1)
+      spread.push((await fundedKey(database.db, { email: `spread-${String(i)}@lawfirm.example`, credits: 100_000 })).key);
+    const script = keysScript(spread);
+    const service = await serveChild({ databaseUrl: database.url });
+    try {
+      const url = `${service.root}/cases/${CASE}`;
+      const keyed = { headers: { 'X-API-Key': hot.key } };
+      const all: WrkResult[] = [await wrk(url, { ...keyed, durationSeconds: 2 }), await wrk(url, { script: script.path, durationSeconds: 2 })];
+      const hot32: WrkResult[] = [];
+      const hot4: WrkResult[] = [];
+      const spread32: WrkResult[] = [];
+      for (let run = 0; run < runs; run += 1) {
+        hot32.push(await wrk(url, { ...keyed, connections: 32, durationSeconds: seconds }));
+        hot4.push(await wrk(url, { ...keyed, connections: 4, durationSeconds: seconds }));
+        spread32.push(await wrk(url, { script: script.path, connections: 32, durationSeconds: seconds }));
+      }
+      all.push(...hot32, ...hot4, ...spread32);
+      await service.stop();
+      const { rows } = await sql<{ charged: number; calls: number }>`
+        select coalesce(sum(amount), 0)::int as charged, count(*)::int as calls from credit_charges`.execute(database.db);
+      const { rows: commits } = await sql<{ events: number; commits: number }>`
+        select count(*)::int as events, count(distinct transaction_id)::int as commits from events where stream_id like 'credit-ledger-%'`.execute(
+        database.db,
+      );
+      // Ledger against its read models and every charge against its request's audit row (ClickHouse usage is not run here).
+      const report = await reconcileLedger({ db: database.db, analytics: null }, {});
+      return {
+        runs,
+        seconds,
+        hot32: medianWrk(hot32),
+        hot4: medianWrk(hot4),
+        spread32: medianWrk(spread32),
+        charged: rows[0]!.charged,
+        charges: rows[0]!.calls,
+        answered: all.reduce((n, r) => n + r.requests - r.failures, 0),
+        inFlightAtCutOff: 32 * all.length,
+        reconcileDifferences: report.differences.length,
+        eventsPerCommit: commits[0]!.events / Math.max(1, commits[0]!.commits),
+      };
+    } finally {
+      await service.stop();
+      script.remove();
+    }
+  } finally {
+    await database.drop();
+  }
+}
+
+export function printChargedHot(f: ChargedHotFigures): string {
+  const row = (name: string, r: WrkResult) => [name, r.perSecond.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.failures)];
+  return table([
+    ['GET /cases/:id (1 credit), PostgreSQL', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
+    row('one hot account, 32 connections', f.hot32),
+    row('one hot account, 4 connections', f.hot4),
+    row(`${String(ACCOUNTS)} accounts, 32 connections`, f.spread32),
+  ]);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const adminUrl = process.env.TEST_DATABASE_URL;
+  if (!adminUrl) throw new Error('set TEST_DATABASE_URL to a PostgreSQL server the bench may create databases on');
+  const figures = await benchChargedHot(adminUrl, {
+    runs: Number(process.env.CHARGED_HOT_RUNS ?? 3),
+    seconds: Number(process.env.CHARGED_HOT_SECONDS ?? 5),
+  });
+  console.log(printChargedHot(figures));
+    const { hot32: _h, hot4: _f, spread32: _s, ...ledger } = figures;
+  console.log(JSON.stringify(ledger));
+}

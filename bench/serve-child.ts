@@ -1,0 +1,158 @@
+/**
+ * The real service (`src/main.ts`, production composition) started as a child process over
+ * a fresh PostgreSQL database, with one funded Enterprise key made before it starts, for
+ * benches that load its HTTP path from outside (see `wrk.ts`): the load generator and the
+ * bench's own bookkeeping then share no event loop with the server.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import postgres from 'postgres';
+import { MemoryCache } from '../src/adapters/memory/cache.ts';
+import type { NewUser } from '../src/application/accounts/accounts-service.ts';
+import type { Db } from '../src/db/database.ts';
+import { migrate } from '../src/db/migrate.ts';
+import { openPostgres } from '../src/db/open.ts';
+import { randomIds, systemClock } from '../src/ports/clock.ts';
+import { wireApplication } from '../src/wiring.ts';
+
+const operator = { kind: 'operator' } as const;
+export const BENCH_KEY_HASH_SECRET = 'bench-key-hash-secret-of-at-least-32-chars';
+
+/** A database of its own on the server at `adminUrl`, migrated; `drop` removes it. */
+export interface BenchDatabase {
+  readonly url: string;
+  readonly db: Db;
+  drop(): Promise<void>;
+}
+
+export async function freshDatabase(adminUrl: string, prefix: string): Promise<BenchDatabase> {
+  const name = `${prefix}_${String(Date.now())}_${Math.random().toString(36).slice(2, 8)}`;
+  const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
+  await admin.unsafe(`create database ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const opened = await openPostgres(url.toString(), { max: 4 });
+  await migrate(opened.db);
+  return {
+    url: url.toString(),
+    db: opened.db,
+    drop: async () => {
+      await opened.close();
+      await admin.unsafe(`drop database if exists ${name} with (force)`);
+      await admin.end();
+    },
+  };
+}
+
+/**
+ * An Enterprise user with API access, `credits` granted and one key, made through the
+ * application layer as an operator would. Its rate limits are lifted: a bench measures
+ * admissions, not refusals.
+ */
+export async function fundedKey(
+  db: Db,
+  options: { email: string; credits: number; user?: Partial<NewUser> },
+): Promise<{ userId: string; key: string }> {
+  const application = wireApplication({
+    db,
+    cache: new MemoryCache(systemClock),
+    clock: systemClock,
+    ids: randomIds,
+    logger: pino({ level: 'silent' }),
+    keyPrefixes: ['crk_live', 'crk_test'],
+    keyHashSecret: BENCH_KEY_HASH_SECRET,
+    entitledTiers: ['enterprise'],
+    keyCachePollMs: 200,
+    longestCallMs: 300_000,
+  });
+  const must = <T>(r: { ok: true; value: T } | { ok: false; error: { tag: string } }): T => {
+    if (!r.ok) throw new Error(`bench setup refused: ${r.error.tag}`);
+    return r.value;
+  };
+  const user = must(
+    await application.accounts.registerUser(
+      {
+        email: options.email,
+        name: 'Bench',
+        tier: 'enterprise',
+        organizationId: null,
+        role: 'MEMBER',
+        trial: false,
+        emailVerified: true,
+        apiAccess: true,
+        password: null,
+        limitOverrides: { requestsPerMinute: 100_000_000, distinctKeysPerIpPerDay: 100_000 },
+        ...options.user,
+      },
+      operator,
+    ),
+  );
+  must(await application.credits.grant(user.userId, { amount: options.credits, source: 'grant' }));
+  const key = must(await application.accounts.createKey(user.userId, 'bench', operator)).fullKey;
+  return { userId: user.userId, key };
+}
+
+export interface ServeChildOptions {
+  readonly databaseUrl: string;
+  /** Redis for rate limits and caches, as a multi-instance deployment runs; unset keeps them in process. */
+  readonly redisUrl?: string;
+  /** Production's default is info: the access log is part of the measured path. */
+  readonly logLevel?: string;
+  /** Extra flags for node, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
+  readonly nodeArgs?: readonly string[];
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+export interface ChildService {
+  /** The API root, e.g. http://127.0.0.1:PORT/api/v1/prod. */
+  readonly root: string;
+  readonly pid: number;
+  /** SIGTERM (a graceful stop, which also writes a --cpu-prof profile), then waits for the exit. */
+  stop(): Promise<void>;
+}
+
+export async function serveChild(options: ServeChildOptions): Promise<ChildService> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-child-'));
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      DATABASE_URL: options.databaseUrl,
+      REDIS_URL: options.redisUrl ?? '',
+      KEY_HASH_SECRET: BENCH_KEY_HASH_SECRET,
+      AUTO_INGEST: 'false',
+      LOG_LEVEL: options.logLevel ?? 'info',
+      // No workflow engine: nothing on the measured paths uses one, and a dev server would compete for the cores.
+      TEMPORAL_ADDRESS: '127.0.0.1:1',
+      TEMPORAL_CODEC_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+      ...options.env,
+    },
+    // Log lines go to /dev/null: what is measured is the service's cost of making and writing them.
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+    rmSync(dataDir, { recursive: true, force: true });
+  };
+  const root = `http://127.0.0.1:${String(port)}/api/v1/prod`;
+  for (let i = 0; i < 240; i += 1) {
+    if (child.exitCode !== null) break;
+    const up = await fetch(`${root}/health`).then(
+      (r) => r.ok,
+      () => false,
+    );
+    if (up) return { root, pid: child.pid!, stop };
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  await stop();
+  throw new Error('the service did not come up');
+}
