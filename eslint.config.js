@@ -59,9 +59,10 @@ export default tseslint.config(
     },
   },
   {
-    // The application layer answers in tagged values; only src/http knows HTTP.
+    // The application layer answers in tagged values (only src/http knows HTTP) and reaches
+    // the world through its ports (src/ports); the adapters are chosen in the composition.
     files: ['src/application/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**'] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**', '**/adapters/**'] }] },
   },
   {
     // Workflow code is replayed: it may import the pure domain and activity types, nothing with IO.

@@ -6,6 +6,7 @@ import { callerTextBench } from './caller-text.bench.ts';
 import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
+import { benchChargedHot, printChargedHot } from './charged-hot.bench.ts';
 import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
@@ -50,6 +51,15 @@ console.log(
 
 if (adminUrl) printHotPath(await benchHotPath(adminUrl));
 else console.log('\n(Hot-path benchmark skipped: needs PostgreSQL)');
+
+if (adminUrl) {
+  const charged = await benchChargedHot(adminUrl);
+  console.log('\nCharged reads through the service (wrk; medians of 3 runs of 5 s)');
+  console.log(printChargedHot(charged));
+  console.log(
+    `ledger after the runs: ${String(charged.charges)} charges (${String(charged.charged)} credits), wrk counted ${String(charged.answered)} 2xx (+ at most ${String(charged.inFlightAtCutOff)} in flight at cut-off); reconciliation differences: ${String(charged.reconcileDifferences)}; ledger events per commit: ${charged.eventsPerCommit.toFixed(1)}`,
+  );
+} else console.log('\n(Charged-read benchmark skipped: needs PostgreSQL)');
 
 if (adminUrl) {
   const samples = await benchRevocation(adminUrl, 200);

@@ -113,7 +113,7 @@ export function wireApplication(options: WiringOptions) {
     clock,
     onLookupFailure: (organizationId, err) => logger.warn({ organizationId, err }, 'allowlist lookup failed'),
   });
-  const invalidator = new AccountCacheInvalidator(db, authenticator, allowlists, {
+  const invalidator = new AccountCacheInvalidator(store, authenticator, allowlists, {
     pollMs: options.keyCachePollMs,
     onError: (err) => logger.warn({ err }, 'access cache invalidation poll failed'),
   });
@@ -130,7 +130,7 @@ export function wireApplication(options: WiringOptions) {
     sealer: new IdempotencyRecordSealer(options.keyHashSecret),
     takeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
   });
-  const audit = new AuditRecorder({ db, ids: options.ids });
+  const audit = new AuditRecorder({ store, ids: options.ids });
   const credits = new CreditsService({ db, store, clock, ids: options.ids });
   return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
 }

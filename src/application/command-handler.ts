@@ -3,10 +3,9 @@
  * version read. A concurrent writer makes the append conflict; the command is then
  * retried once against the fresher state, so a lost race is re-decided, never overwritten.
  */
-import type { PostgresEventStore } from '../adapters/postgres/event-store.ts';
+import { VersionConflictError, type EventMetadata, type EventStore } from '../ports/event-store.ts';
 import type { Trx } from '../db/database.ts';
 import type { Decision } from '../domain/decider.ts';
-import { VersionConflictError, type EventMetadata } from '../ports/event-store.ts';
 
 export interface Aggregate<C, E extends { type: string; data: unknown }, S, Err> {
   readonly streamType: string;
@@ -18,7 +17,7 @@ export interface Aggregate<C, E extends { type: string; data: unknown }, S, Err>
 export type Handled<E, Err> = { ok: true; events: E[] } | { ok: false; error: Err };
 
 export async function handleCommand<C, E extends { type: string; data: unknown }, S, Err>(
-  store: PostgresEventStore,
+  store: EventStore,
   aggregate: Aggregate<C, E, S, Err>,
   streamId: string,
   command: C,

@@ -1,6 +1,8 @@
 /**
- * Runs one async job every `intervalMs` (first run at once), one at a time; `stop` waits
- * for the run in progress. The timer does not keep the process alive.
+ * Runs one async job every `intervalMs` after the previous run ends (the first at once),
+ * one at a time; `stop` waits for the run in progress, and a job that loops (a projector
+ * catching up batch by batch) checks `active` between steps so a stop is not held by a
+ * long backlog. The timer does not keep the process alive.
  */
 export class PeriodicTask {
   #timer: ReturnType<typeof setTimeout> | undefined;
@@ -11,6 +13,11 @@ export class PeriodicTask {
     private readonly job: () => Promise<unknown>,
     private readonly options: { readonly intervalMs: number; readonly onError: (error: unknown) => void },
   ) {}
+
+  /** Started and not stopped since. */
+  get active(): boolean {
+    return !this.#stopped;
+  }
 
   start(): void {
     if (!this.#stopped) return;

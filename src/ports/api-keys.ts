@@ -3,6 +3,9 @@
  * once; what is stored is a keyed hash (so a leaked table cannot be tested against
  * guesses without the server's secret) and the display form.
  */
+import type { LimitOverrides, Tier } from '../domain/access/tiers.ts';
+import type { Role, Standing } from '../domain/user/user.ts';
+
 export interface MintedKey {
   readonly plaintext: string;
   readonly keyHash: string;
@@ -19,4 +22,23 @@ export interface ApiKeyCodec {
 export interface PasswordHasher {
   hash(password: string): Promise<string>;
   verify(password: string, stored: string): Promise<boolean>;
+}
+
+/** Everything the access check needs about a presented key: the key, its user and organisation. */
+export interface KeyRecord {
+  readonly keyId: string;
+  readonly status: 'active' | 'rotated' | 'revoked';
+  readonly graceEndsAt: string | null;
+  readonly user: {
+    readonly userId: string;
+    readonly email: string;
+    readonly name: string;
+    readonly role: Role;
+    readonly tier: Tier;
+    readonly trial: boolean;
+    readonly apiAccess: boolean;
+    readonly standing: Standing;
+    readonly limitOverrides: LimitOverrides;
+  } | null;
+  readonly organization: { readonly organizationId: string; readonly status: 'active' | 'deactivated' } | null;
 }

@@ -2,7 +2,11 @@
  * The event store port. Streams are appended with an expected version (optimistic
  * concurrency); a mismatch is a typed conflict, never a silent overwrite. Events carry
  * type, schema version, data and metadata, and get a global position when recorded.
+ * Inline projections run in the appending transaction, so their read models never lag;
+ * an append can join a transaction the caller holds (several streams, or a read model
+ * row and its events, in one commit).
  */
+import type { Trx } from '../db/database.ts';
 export interface EventMetadata {
   readonly requestId?: string;
   readonly actor?: string;
@@ -53,4 +57,40 @@ export class VersionConflictError extends Error {
 export interface ReadStreamResult<E extends RecordedEvent = RecordedEvent> {
   readonly events: E[];
   readonly version: number;
+}
+
+export interface InlineProjection {
+  readonly name: string;
+  readonly handles: readonly string[];
+  apply(trx: Trx, events: readonly RecordedEvent[]): Promise<void>;
+}
+
+export interface AppendOptions {
+  readonly streamType: string;
+  readonly metadata: EventMetadata;
+  /** Join a transaction the caller already holds (several streams in one commit). */
+  readonly trx?: Trx;
+}
+
+/** A place in the order of committed events: transaction id, then global position. */
+export interface Checkpoint {
+  readonly transactionId: string;
+  readonly globalPosition: number;
+}
+
+export interface EventStore {
+  append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
+  /**
+   * Starts streams of one event each in one commit of its own, for facts no inline
+   * projection handles (the audit trail): nothing is read back. A stream that exists
+   * fails the whole batch with a version conflict.
+   */
+  recordFacts(items: readonly { streamId: string; event: NewEvent; metadata: EventMetadata }[], streamType: string): Promise<void>;
+  readStream(streamId: string, from?: number, trx?: Trx): Promise<ReadStreamResult>;
+  /** Every event after a global position, in position order (for audits and rebuilds). */
+  readAll(after: number, limit: number): Promise<RecordedEvent[]>;
+  /** Events committed after `after`, in an order that never skips a late commit (for pollers). */
+  readCommittedAfter(after: Checkpoint, limit: number): Promise<RecordedEvent[]>;
+  /** Where a poller that only cares about what commits from now on starts. */
+  committedHead(): Promise<Checkpoint>;
 }

@@ -21,6 +21,7 @@ import { chunkCase, USE_LITE_CHUNKING, type ChunkingOptions } from '../domain/se
 import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
 import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { PeriodicTask } from '../application/periodic-task.ts';
 import { exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';
 
@@ -83,9 +84,7 @@ interface Planned {
 }
 
 export class EmbeddingProjector {
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
   #serial: Promise<unknown> = Promise.resolve();
   #abort = new AbortController();
   #progress: EmbeddingProgress = { read: 0, embedded: 0, updated: 0, removed: 0, chunks: 0 };
@@ -97,6 +96,13 @@ export class EmbeddingProjector {
     private readonly options: EmbeddingProjectorOptions,
   ) {
     this.#name = embeddingProjectorName(embedder);
+    this.#task = new PeriodicTask(
+      async () => {
+        // Checked between batches, so an embedder that ignores the abort signal still stops.
+        while (this.#task.active && (await this.runOnce()) > 0);
+      },
+      { intervalMs: options.idleMs ?? 1000, onError: (error) => this.#task.active && options.onError?.(error) },
+    );
   }
 
   /** Counts since this projector was made. */
@@ -118,28 +124,16 @@ export class EmbeddingProjector {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
+    if (this.#task.active) return;
     this.#abort = new AbortController();
-    const tick = async (): Promise<void> => {
-      try {
-        // Checked between batches, so an embedder that ignores the abort signal still stops.
-        let read = 1;
-        while (!this.#stopped && read > 0) read = await this.runOnce();
-      } catch (error) {
-        if (!this.#stopped) this.options.onError?.(error);
-      }
-      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.idleMs ?? 1000);
-    };
-    this.#running = tick();
+    this.#task.start();
   }
 
   /** Stops after the current embedding call; an unfinished batch is redone on the next start. */
   async stop(): Promise<void> {
-    this.#stopped = true;
+    const stopped = this.#task.stop();
     this.#abort.abort(new Error('embedding projector stopped'));
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+    await stopped;
   }
 
   #exclusive(): Promise<number> {

@@ -7,6 +7,7 @@ import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.ts';
 import type { RecordedEvent } from '../ports/event-store.ts';
 import { readCommittedAfter, START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { PeriodicTask } from '../application/periodic-task.ts';
 
 export interface AsyncProjection {
   readonly name: string;
@@ -20,15 +21,24 @@ export interface AsyncProjection {
 const DEFAULT_BATCH_SIZE = 500;
 
 export class ProjectorRunner {
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
 
   constructor(
     private readonly db: Db,
     private readonly projection: AsyncProjection,
     private readonly options: { batchSize?: number; idleMs?: number; now: () => Date; onError?: (error: unknown) => void },
-  ) {}
+  ) {
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    // A batch short of the limit has read all that was committed: the next waits idleMs, so a
+    // steady stream of events (an audit event per keyed request) is carried a few times a second
+    // in large batches rather than by a loop of tiny ones that competes with the requests.
+    this.#task = new PeriodicTask(
+      async () => {
+        while (this.#task.active && (await this.runOnce()) >= batchSize);
+      },
+      { intervalMs: options.idleMs ?? 250, onError: (error) => options.onError?.(error) },
+    );
+  }
 
   /** Applies at most one batch; returns how many events it read (0 when caught up). */
   async runOnce(): Promise<number> {
@@ -64,28 +74,11 @@ export class ProjectorRunner {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    // A batch short of the limit has read all that was committed: the next waits idleMs, so a
-    // steady stream of events (an audit event per keyed request) is carried a few times a second
-    // in large batches rather than by a loop of tiny ones that competes with the requests.
-    const tick = async (): Promise<void> => {
-      let read = 0;
-      try {
-        read = await this.runOnce();
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-      const full = read >= (this.options.batchSize ?? DEFAULT_BATCH_SIZE);
-      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), full ? 0 : (this.options.idleMs ?? 250));
-    };
-    this.#running = tick();
+    this.#task.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   async #checkpoint(trx: Trx): Promise<Checkpoint> {

@@ -17,6 +17,7 @@ import type { DatabaseKind } from '../db/open.ts';
 import { decodeEntities } from '../corpus/source-text.ts';
 import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import { START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { PeriodicTask } from '../application/periodic-task.ts';
 import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
 function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {
@@ -76,9 +77,7 @@ export interface SearchIndexProjectorOptions {
 }
 
 export class SearchIndexProjector {
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #running: Promise<void> | undefined;
-  #stopped = true;
+  readonly #task: PeriodicTask;
   #serial: Promise<unknown> = Promise.resolve();
   readonly #name: string;
 
@@ -88,6 +87,12 @@ export class SearchIndexProjector {
     private readonly options: SearchIndexProjectorOptions,
   ) {
     this.#name = searchIndexProjectorName(index);
+    this.#task = new PeriodicTask(
+      async () => {
+        while (this.#task.active && (await this.runOnce()) > 0);
+      },
+      { intervalMs: options.idleMs ?? 250, onError: (error) => options.onError?.(error) },
+    );
   }
 
   /** Projects at most one batch; returns how many case rows it read (0 when caught up). */
@@ -111,23 +116,11 @@ export class SearchIndexProjector {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    const tick = async (): Promise<void> => {
-      try {
-        await this.catchUp();
-      } catch (error) {
-        this.options.onError?.(error);
-      }
-      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.idleMs ?? 250);
-    };
-    this.#running = tick();
+    this.#task.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 
   #exclusive(): Promise<number> {

@@ -6,8 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import { PostgresEventStore, type InlineProjection } from '../../src/adapters/postgres/event-store.ts';
-import { VersionConflictError, type RecordedEvent } from '../../src/ports/event-store.ts';
+import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
+import { VersionConflictError, type InlineProjection, type RecordedEvent } from '../../src/ports/event-store.ts';
 import { ProjectorRunner, type AsyncProjection } from '../../src/projections/projector.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 
@@ -110,19 +110,29 @@ for (const factory of databases) {
       assert.equal((await store.readStream('new-1')).events.length, 1);
     });
 
-    it('starts many one-event streams in one go, and refuses the whole batch if one exists', async () => {
+    it('records many one-event streams in one statement, and refuses the whole batch if one exists', async () => {
       const store = new PostgresEventStore(database.db);
       const item = (id: string) => ({ streamId: id, event: { type: 'Noted', data: { id } }, metadata: metadata(id) });
-      await database.db.transaction().execute((trx) => store.startStreams([item('bulk-1'), item('bulk-2'), item('bulk-3')], 'bulk', trx));
+      await store.recordFacts([item('bulk-1'), item('bulk-2'), item('bulk-3')], 'bulk');
       assert.deepEqual(
         (await store.readStream('bulk-2')).events.map((e) => [e.streamPosition, e.data]),
         [[1, { id: 'bulk-2' }]],
       );
       await assert.rejects(
-        database.db.transaction().execute((trx) => store.startStreams([item('bulk-4'), item('bulk-1')], 'bulk', trx)),
+        store.recordFacts([item('bulk-4'), item('bulk-1')], 'bulk'),
         (e: unknown) => e instanceof VersionConflictError && e.streamId === 'bulk-1',
       );
       assert.equal((await store.readStream('bulk-4')).version, 0);
+    });
+
+    it('refuses to record as facts events an inline projection handles', async () => {
+      const projection = { name: 'noted-model', handles: ['Noted'], apply: async () => undefined };
+      const store = new PostgresEventStore(database.db, [projection]);
+      await assert.rejects(
+        store.recordFacts([{ streamId: 'fact-1', event: { type: 'Noted', data: {} }, metadata: metadata('f') }], 'bulk'),
+        /noted-model handles these events/,
+      );
+      assert.equal((await store.readStream('fact-1')).version, 0);
     });
 
     it('refuses to update, delete or truncate an event, whoever asks', async () => {

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { HmacApiKeyCodec } from '../../src/adapters/crypto/api-key-codec.ts';
-import type { KeyRecord } from '../../src/adapters/postgres/key-lookup.ts';
+import type { KeyRecord } from '../../src/ports/api-keys.ts';
 import { KeyAuthenticator } from '../../src/application/access/key-authenticator.ts';
 
 const codec = new HmacApiKeyCodec(['crk_live', 'crk_test'], 'unit-test-secret-of-at-least-32-characters');

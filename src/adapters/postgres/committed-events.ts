@@ -5,13 +5,10 @@
  */
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { RecordedEvent } from '../../ports/event-store.ts';
-import { toRecorded } from './event-store.ts';
+import type { Checkpoint, RecordedEvent } from '../../ports/event-store.ts';
+import { toRecorded } from '../../db/event-rows.ts';
 
-export interface Checkpoint {
-  readonly transactionId: string;
-  readonly globalPosition: number;
-}
+export type { Checkpoint } from '../../ports/event-store.ts';
 
 export const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
 

@@ -1,25 +1,8 @@
 /** One query from a key hash to everything the access check needs: key, user, organisation. */
 import type { Db } from '../../db/database.ts';
-import type { LimitOverrides, Tier } from '../../domain/access/tiers.ts';
+import type { Tier } from '../../domain/access/tiers.ts';
 import type { Role, Standing } from '../../domain/user/user.ts';
-
-export interface KeyRecord {
-  readonly keyId: string;
-  readonly status: 'active' | 'rotated' | 'revoked';
-  readonly graceEndsAt: string | null;
-  readonly user: {
-    readonly userId: string;
-    readonly email: string;
-    readonly name: string;
-    readonly role: Role;
-    readonly tier: Tier;
-    readonly trial: boolean;
-    readonly apiAccess: boolean;
-    readonly standing: Standing;
-    readonly limitOverrides: LimitOverrides;
-  } | null;
-  readonly organization: { readonly organizationId: string; readonly status: 'active' | 'deactivated' } | null;
-}
+import type { KeyRecord } from '../../ports/api-keys.ts';
 
 export async function findKeyByHash(db: Db, keyHash: string): Promise<KeyRecord | undefined> {
   const row = await db

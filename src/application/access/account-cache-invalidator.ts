@@ -3,29 +3,34 @@
  * committed by any instance (never skipping a late commit) and drops what they touch.
  * Starts at the current head: a fresh cache has nothing older to forget.
  */
-import { committedHead, readCommittedAfter, type Checkpoint } from '../../adapters/postgres/committed-events.ts';
-import type { Db } from '../../db/database.ts';
+import type { Checkpoint, EventStore } from '../../ports/event-store.ts';
+import { PeriodicTask } from '../periodic-task.ts';
 import { ACCOUNT_EVENT_TYPES } from '../accounts/read-model.ts';
 import type { AllowlistCache } from './allowlist-cache.ts';
 import type { KeyAuthenticator } from './key-authenticator.ts';
 
 export class AccountCacheInvalidator {
   #checkpoint: Checkpoint | undefined;
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #stopped = true;
-  #running: Promise<void> | undefined;
+  readonly #task: PeriodicTask;
 
   constructor(
-    private readonly db: Db,
+    private readonly store: EventStore,
     private readonly keys: KeyAuthenticator,
     private readonly allowlists: AllowlistCache,
-    private readonly options: { pollMs: number; onError: (error: unknown) => void },
-  ) {}
+    options: { pollMs: number; onError: (error: unknown) => void },
+  ) {
+    this.#task = new PeriodicTask(
+      async () => {
+        while (this.#task.active && (await this.poll()) > 0);
+      },
+      { intervalMs: options.pollMs, onError: options.onError },
+    );
+  }
 
   /** Reads what committed since the last poll and invalidates; returns events seen. */
   async poll(): Promise<number> {
-    this.#checkpoint ??= await committedHead(this.db);
-    const events = await readCommittedAfter(this.db, this.#checkpoint, 1000);
+    this.#checkpoint ??= await this.store.committedHead();
+    const events = await this.store.readCommittedAfter(this.#checkpoint, 1000);
     const last = events[events.length - 1];
     if (!last) return 0;
     for (const event of events) {
@@ -39,22 +44,10 @@ export class AccountCacheInvalidator {
   }
 
   start(): void {
-    if (!this.#stopped) return;
-    this.#stopped = false;
-    const tick = async (): Promise<void> => {
-      try {
-        while ((await this.poll()) > 0);
-      } catch (error) {
-        this.options.onError(error);
-      }
-      if (!this.#stopped) this.#timer = setTimeout(() => void (this.#running = tick()), this.options.pollMs);
-    };
-    this.#running = tick();
+    this.#task.start();
   }
 
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    if (this.#timer) clearTimeout(this.#timer);
-    await this.#running;
+  stop(): Promise<void> {
+    return this.#task.stop();
   }
 }

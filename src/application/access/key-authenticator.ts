@@ -11,10 +11,9 @@
  * longer answers, but still marks its key as one this instance has seen exist, so a caller
  * may ask for lookups of such keys only (`knownKeysOnly`) while refusing all others.
  */
-import type { KeyRecord } from '../../adapters/postgres/key-lookup.ts';
 import { decideAccess, type AccessPolicy, type AccessRefusal } from '../../domain/access/access.ts';
 import { limitsFor, type Tier, type TierLimits } from '../../domain/access/tiers.ts';
-import type { ApiKeyCodec } from '../../ports/api-keys.ts';
+import type { ApiKeyCodec, KeyRecord } from '../../ports/api-keys.ts';
 import type { Clock } from '../../ports/clock.ts';
 
 export interface Principal {

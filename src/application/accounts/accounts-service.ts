@@ -4,7 +4,7 @@
  * returns a result or a tagged error; the HTTP layer maps errors to codes.
  */
 import { sql } from 'kysely';
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import type { EventMetadata, EventStore } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { limitsFor, type LimitOverrides, type Tier } from '../../domain/access/tiers.ts';
 import {
@@ -40,7 +40,6 @@ import {
 } from '../../domain/user/user.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
-import type { EventMetadata } from '../../ports/event-store.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 
 const organizations: Aggregate<OrganizationCommand, OrganizationEvent, OrganizationState, OrganizationError> = {
@@ -96,7 +95,7 @@ export interface RotatedKey {
 
 export interface AccountsDeps {
   readonly db: Db;
-  readonly store: PostgresEventStore;
+  readonly store: EventStore;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly keys: ApiKeyCodec;

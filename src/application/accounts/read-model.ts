@@ -3,14 +3,13 @@
  * in the appending transaction: a revoked key is revoked in the lookup table at the same
  * commit as its event.
  */
-import type { InlineProjection } from '../../adapters/postgres/event-store.ts';
+import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import type { ApiKeyEvent } from '../../domain/api-key/api-key.ts';
 import { assertNever } from '../../domain/decider.ts';
 import type { OrganizationEvent } from '../../domain/organization/organization.ts';
 import type { UserEvent } from '../../domain/user/user.ts';
-import type { RecordedEvent } from '../../ports/event-store.ts';
 
 type AccountEvent = OrganizationEvent | UserEvent | ApiKeyEvent;
 

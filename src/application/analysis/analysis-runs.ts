@@ -8,7 +8,7 @@
  * however often an activity is retried (Temporal retries activities after a crash).
  */
 import { sql } from 'kysely';
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import { VersionConflictError, type EventStore } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import {
   analysisStreamId,
@@ -25,7 +25,6 @@ import {
 } from '../../domain/analysis-request/analysis-request.ts';
 import { PRICES } from '../../domain/credits/prices.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { VersionConflictError } from '../../ports/event-store.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
 
@@ -128,7 +127,7 @@ const subjectOf = (run: RunRow): AnalysisSubject => ({
 
 export class AnalysisRuns {
   constructor(
-    private readonly deps: { readonly db: Db; readonly store: PostgresEventStore; readonly credits: CreditsService; readonly clock: Clock },
+    private readonly deps: { readonly db: Db; readonly store: EventStore; readonly credits: CreditsService; readonly clock: Clock },
   ) {}
 
   async admit(input: AdmitInput): Promise<AdmitResult> {

@@ -5,12 +5,11 @@
  * the stream says. `workflow_started` is outbox bookkeeping, not a fact of the domain: the
  * dispatcher sets it, and starting a run's workflow twice is refused by Temporal anyway.
  */
-import type { InlineProjection } from '../../adapters/postgres/event-store.ts';
+import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { ANALYSIS_REQUEST_EVENT_TYPES, type AnalysisRequestEvent } from '../../domain/analysis-request/analysis-request.ts';
-import type { RecordedEvent } from '../../ports/event-store.ts';
 
 async function apply(trx: Trx, event: AnalysisRequestEvent): Promise<void> {
   switch (event.type) {

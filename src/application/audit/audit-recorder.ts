@@ -5,13 +5,12 @@
  * one commit is in flight at a time and every event recorded meanwhile goes into the next,
  * so an idle service commits at once and a loaded one carries as many requests per commit
  * as arrived during the last (two or four commits in flight measured no faster). Each
- * commit is one statement (see audit-append.ts); each request waits for the commit that
+ * commit is one statement (the store's `recordFacts`); each request waits for the commit that
  * holds its event. One stream per event: no contention.
  */
-import { appendAuditEvents } from '../../adapters/postgres/audit-append.ts';
-import type { Db } from '../../db/database.ts';
 import { AUDIT_EVENT_TYPE, MAX_USER_AGENT_LENGTH, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
 import type { IdGenerator } from '../../ports/clock.ts';
+import type { EventStore } from '../../ports/event-store.ts';
 
 const MAX_BATCH = 500;
 
@@ -25,7 +24,7 @@ export class AuditRecorder {
   #pending: Pending[] = [];
   #writing = false;
 
-  constructor(private readonly deps: { db: Db; ids: IdGenerator }) {}
+  constructor(private readonly deps: { store: EventStore; ids: IdGenerator }) {}
 
   /** Resolves once the event is committed (or rejects if its batch failed). */
   record(entry: Omit<ApiRequestRecorded, 'eventId'>): Promise<void> {
@@ -52,15 +51,13 @@ export class AuditRecorder {
 
   async #commit(batch: readonly Pending[]): Promise<void> {
     try {
-      await appendAuditEvents(
-        this.deps.db,
-        'audit',
+      await this.deps.store.recordFacts(
         batch.map(({ data }) => ({
           streamId: `audit-${data.eventId}`,
-          type: AUDIT_EVENT_TYPE,
-          data,
+          event: { type: AUDIT_EVENT_TYPE, data },
           metadata: { occurredAt: data.occurredAt, requestId: data.requestId, actor: `key:${data.keyId}` },
         })),
+        'audit',
       );
       for (const item of batch) item.resolve();
     } catch (error) {

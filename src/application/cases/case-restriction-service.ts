@@ -5,7 +5,7 @@
  * read path checks. The row is set even when the stream already says restricted, so a row
  * that drifted is repaired by restricting again.
  */
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import type { EventMetadata, EventStore } from '../../ports/event-store.ts';
 import type { Db } from '../../db/database.ts';
 import {
   decideCaseRestriction,
@@ -17,7 +17,6 @@ import {
   type CaseRestrictionState,
 } from '../../domain/case/restriction.ts';
 import type { Clock } from '../../ports/clock.ts';
-import type { EventMetadata } from '../../ports/event-store.ts';
 import type { Actor } from '../accounts/accounts-service.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 
@@ -32,7 +31,7 @@ export const caseStream = (caseId: string) => `case-${caseId}`;
 
 export interface CaseRestrictionDeps {
   readonly db: Db;
-  readonly store: PostgresEventStore;
+  readonly store: EventStore;
   readonly clock: Clock;
 }
 

@@ -17,7 +17,7 @@
  * every account holding any, which the expiry sweeper runs periodically.
  */
 import { sql } from 'kysely';
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import { VersionConflictError, type EventMetadata, type EventStore, type NewEvent } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import {
   decideLedger,
@@ -34,7 +34,6 @@ import {
 } from '../../domain/credits/ledger.ts';
 import { fold } from '../../domain/decider.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
-import { VersionConflictError, type EventMetadata, type NewEvent } from '../../ports/event-store.ts';
 import { isConnectionLoss } from '../../db/connection-loss.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
@@ -76,7 +75,7 @@ export interface CreditsContext {
 export interface CreditsDeps {
   readonly db: Db;
   /** Must run `creditsReadModel` inline: the lock row and the loaded state come from it. */
-  readonly store: PostgresEventStore;
+  readonly store: EventStore;
   readonly clock: Clock;
   readonly ids: IdGenerator;
 }

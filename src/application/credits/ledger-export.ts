@@ -10,7 +10,7 @@
 import type { Db } from '../../db/database.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
-import { toRecorded } from '../../adapters/postgres/event-store.ts';
+import { toRecorded } from '../../db/event-rows.ts';
 import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
 const PAGE = 1_000;

@@ -6,13 +6,12 @@
  * exist always carry them; older streams are rebuilt by `rebuildLots`).
  */
 import { sql } from 'kysely';
-import type { InlineProjection } from '../../adapters/postgres/event-store.ts';
+import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
 import { without } from '../../domain/credits/lots.ts';
-import type { RecordedEvent } from '../../ports/event-store.ts';
 import { asDraws, foldLedgerStreams } from './stream-fold.ts';
 
 export const LEDGER_EVENT_TYPES: readonly LedgerEvent['type'][] = [

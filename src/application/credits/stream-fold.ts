@@ -7,7 +7,7 @@
  * account's entries are held at a time.
  */
 import type { Db, Trx } from '../../db/database.ts';
-import { toRecorded } from '../../adapters/postgres/event-store.ts';
+import { toRecorded } from '../../db/event-rows.ts';
 import { evolveLedger, type Charge, type LedgerEvent, type LotDraw, type Lots, type Reservation } from '../../domain/credits/ledger.ts';
 import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 

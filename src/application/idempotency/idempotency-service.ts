@@ -3,7 +3,7 @@
  * record survives a crash mid-call. Two concurrent first calls race on the stream version:
  * one starts the call, the other re-reads and sees it in progress.
  */
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import { VersionConflictError, type EventStore } from '../../ports/event-store.ts';
 import {
   decideIdempotency,
   evolveIdempotency,
@@ -16,7 +16,6 @@ import {
   type StoredResponse,
 } from '../../domain/idempotency/idempotency.ts';
 import type { Clock } from '../../ports/clock.ts';
-import { VersionConflictError } from '../../ports/event-store.ts';
 import type { IdempotencyRecordSealer } from './record-sealer.ts';
 
 export const idempotencyStream = (keyId: string, idempotencyKey: string) => `idempotency-${keyId}-${idempotencyKey}`;
@@ -28,7 +27,7 @@ export class IdempotencyService {
    */
   constructor(
     private readonly deps: {
-      store: PostgresEventStore;
+      store: EventStore;
       clock: Clock;
       sealer?: IdempotencyRecordSealer;
       /** How long a call may stay in flight before a retry with its key may take over: past the longest call. */

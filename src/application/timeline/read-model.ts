@@ -5,12 +5,11 @@
  * `workflow_started` is outbox bookkeeping, not a fact of the domain: the dispatcher sets
  * it, and Temporal refuses a second start of the same job anyway.
  */
-import type { InlineProjection } from '../../adapters/postgres/event-store.ts';
+import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { TIMELINE_REQUEST_EVENT_TYPES, type TimelineRequestEvent } from '../../domain/timeline-request/timeline-request.ts';
-import type { RecordedEvent } from '../../ports/event-store.ts';
 
 async function apply(trx: Trx, event: TimelineRequestEvent): Promise<void> {
   switch (event.type) {

@@ -7,7 +7,7 @@
  * three; each is safe to repeat, because Temporal retries activities after a crash.
  */
 import { sql } from 'kysely';
-import type { PostgresEventStore } from '../../adapters/postgres/event-store.ts';
+import type { EventStore } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import { PRICES } from '../../domain/credits/prices.ts';
 import type { CaseTimeline } from '../../domain/timeline/case-timeline.ts';
@@ -92,7 +92,7 @@ export class TimelineJobs {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: PostgresEventStore;
+      readonly store: EventStore;
       readonly credits: CreditsService;
       readonly clock: Clock;
       readonly ids: IdGenerator;
