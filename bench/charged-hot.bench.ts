@@ -18,7 +18,7 @@ import { reconcileLedger } from '../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
 import { scInAbsSource } from '../src/corpus/sources/sc-inabs.ts';
 import { corpusDir } from '../test/support/corpus.ts';
-import { freshDatabase, fundedKey, serveChild } from './serve-child.ts';
+import { freshDatabase, fundedKey, fundedKeys, serveChild } from './serve-child.ts';
 import { table } from './stats.ts';
 import { medianWrk, wrk, type WrkResult } from './wrk.ts';
 
@@ -65,15 +65,19 @@ export async function benchChargedHot(adminUrl: string, options: { runs?: number
   try {
     await ingestCorpus({ db: database.db, corpusDir, now: () => new Date(), sources: [scInAbsSource] });
     const hot = await fundedKey(database.db, { email: 'hot@lawfirm.example', credits: CREDITS });
-    const spread: string[] = [];
-    for (let i = 0; i < ACCOUNTS; i += 1)
-      spread.push((await fundedKey(database.db, { email: `spread-${String(i)}@lawfirm.example`, credits: 100_000 })).key);
-    const script = keysScript(spread);
+    const spread = await fundedKeys(
+      database.db,
+      Array.from({ length: ACCOUNTS }, (_, i) => ({ email: `spread-${String(i)}@lawfirm.example`, credits: 100_000 })),
+    );
+    const script = keysScript(spread.map((s) => s.key));
     const service = await serveChild({ databaseUrl: database.url });
     try {
       const url = `${service.root}/cases/${CASE}`;
       const keyed = { headers: { 'X-API-Key': hot.key } };
-      const all: WrkResult[] = [await wrk(url, { ...keyed, durationSeconds: 2 }), await wrk(url, { script: script.path, durationSeconds: 2 })];
+      const all: WrkResult[] = [
+        await wrk(url, { ...keyed, durationSeconds: 2 }),
+        await wrk(url, { script: script.path, durationSeconds: 2 }),
+      ];
       const hot32: WrkResult[] = [];
       const hot4: WrkResult[] = [];
       const spread32: WrkResult[] = [];
@@ -132,6 +136,6 @@ if (import.meta.url === `file://${process.argv[1]}`) {
     seconds: Number(process.env.CHARGED_HOT_SECONDS ?? 5),
   });
   console.log(printChargedHot(figures));
-    const { hot32: _h, hot4: _f, spread32: _s, ...ledger } = figures;
+  const { hot32: _h, hot4: _f, spread32: _s, ...ledger } = figures;
   console.log(JSON.stringify(ledger));
 }

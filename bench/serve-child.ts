@@ -18,6 +18,7 @@ import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
 import { randomIds, systemClock } from '../src/ports/clock.ts';
 import { wireApplication } from '../src/wiring.ts';
+import { enterpriseUser } from '../test/support/access-fixture.ts';
 
 const operator = { kind: 'operator' } as const;
 export const BENCH_KEY_HASH_SECRET = 'bench-key-hash-secret-of-at-least-32-chars';
@@ -48,15 +49,18 @@ export async function freshDatabase(adminUrl: string, prefix: string): Promise<B
   };
 }
 
+export interface FundedAccount {
+  readonly email: string;
+  readonly credits: number;
+  readonly user?: Partial<NewUser>;
+}
+
 /**
- * An Enterprise user with API access, `credits` granted and one key, made through the
- * application layer as an operator would. Its rate limits are lifted: a bench measures
- * admissions, not refusals.
+ * Enterprise users with API access, each with its credits granted and one key, made through
+ * the application layer as an operator would (one object graph for them all). Their rate
+ * limits are lifted: a bench measures admissions, not refusals.
  */
-export async function fundedKey(
-  db: Db,
-  options: { email: string; credits: number; user?: Partial<NewUser> },
-): Promise<{ userId: string; key: string }> {
+export async function fundedKeys(db: Db, accounts: readonly FundedAccount[]): Promise<{ userId: string; key: string }[]> {
   const application = wireApplication({
     db,
     cache: new MemoryCache(systemClock),
@@ -73,27 +77,27 @@ export async function fundedKey(
     if (!r.ok) throw new Error(`bench setup refused: ${r.error.tag}`);
     return r.value;
   };
-  const user = must(
-    await application.accounts.registerUser(
-      {
-        email: options.email,
-        name: 'Bench',
-        tier: 'enterprise',
-        organizationId: null,
-        role: 'MEMBER',
-        trial: false,
-        emailVerified: true,
-        apiAccess: true,
-        password: null,
-        limitOverrides: { requestsPerMinute: 100_000_000, distinctKeysPerIpPerDay: 100_000 },
-        ...options.user,
-      },
-      operator,
-    ),
-  );
-  must(await application.credits.grant(user.userId, { amount: options.credits, source: 'grant' }));
-  const key = must(await application.accounts.createKey(user.userId, 'bench', operator)).fullKey;
-  return { userId: user.userId, key };
+  const funded: { userId: string; key: string }[] = [];
+  for (const account of accounts) {
+    const user = must(
+      await application.accounts.registerUser(
+        enterpriseUser(account.email, {
+          limitOverrides: { requestsPerMinute: 100_000_000, distinctKeysPerIpPerDay: 100_000 },
+          ...account.user,
+        }),
+        operator,
+      ),
+    );
+    must(await application.credits.grant(user.userId, { amount: account.credits, source: 'grant' }));
+    funded.push({ userId: user.userId, key: must(await application.accounts.createKey(user.userId, 'bench', operator)).fullKey });
+  }
+  return funded;
+}
+
+/** One funded key: see `fundedKeys`. */
+export async function fundedKey(db: Db, account: FundedAccount): Promise<{ userId: string; key: string }> {
+  const [funded] = await fundedKeys(db, [account]);
+  return funded!;
 }
 
 export interface ServeChildOptions {

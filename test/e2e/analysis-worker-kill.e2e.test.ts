@@ -30,6 +30,7 @@ import { corpusDir } from '../support/corpus.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
 import { NO_TEMPORAL_CLI, temporalCli } from '../support/temporal.ts';
+import { prng } from '../support/prng.ts';
 import { workflowIds } from '../../workflows/task-queues.ts';
 
 const RUNS = 50;
@@ -40,17 +41,6 @@ const KILLS = 12;
 const GRANT = 100_000;
 const postgres = databases.find((d) => d.name === 'postgres');
 const skip = !postgres ? 'needs PostgreSQL (TEST_DATABASE_URL)' : temporalCli() ? false : NO_TEMPORAL_CLI;
-
-/** A small seeded generator, so a failing kill schedule can be reproduced from the printed seed. */
-function mulberry32(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 describe('analysis runs survive a worker killed at random points', { skip, timeout: 900_000 }, () => {
   let database: TestDatabase;
@@ -164,7 +154,7 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
     }
 
     const seed = Number(process.env.KILL_SEED ?? Date.now() % 1_000_000);
-    const random = mulberry32(seed);
+    const random = prng(seed);
     let kills = 0;
     const deadline = Date.now() + 600_000;
     while ((await running()) > 0 && Date.now() < deadline) {

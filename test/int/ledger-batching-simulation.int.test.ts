@@ -25,6 +25,7 @@ import { isConnectionLoss } from '../../src/db/connection-loss.ts';
 import type { Db } from '../../src/db/database.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
 import { databases, postgresAdminUrl, type TestDatabase } from '../support/databases.ts';
+import { prng } from '../support/prng.ts';
 
 const OPS = Number(process.env.SIM_OPS ?? 100_000);
 const SEED = Number(process.env.SIM_SEED ?? 20261127);
@@ -41,18 +42,6 @@ const LEDGER_KINDS = new Set([
   'charge-row-mismatch',
   'lot-mismatch',
 ]);
-
-/** mulberry32: small, seedable, good enough to pick operations. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface AccountModel {
   available: number;
@@ -117,7 +106,10 @@ const postgresFactory = databases.find((d) => d.name === 'postgres');
 
 describe(
   'ledger group commit under connection kills (simulation)',
-  { skip: !postgresFactory || !postgresAdminUrl, timeout: 900_000 },
+  {
+    skip: postgresFactory && postgresAdminUrl ? false : 'needs PostgreSQL (TEST_DATABASE_URL): connections are ended mid-traffic',
+    timeout: 900_000,
+  },
   () => {
     let database: TestDatabase;
     let killer: postgres.Sql;
@@ -177,40 +169,18 @@ describe(
       );
     }
 
-    /** Every balance, charge and reservation row of the database against the model. */
+    /** At the end: the totals as after each kill, then every charge and reservation row against the model's. */
     async function assertMatchesModel(when: string, failedRefs: ReadonlySet<string>): Promise<void> {
-      const balances = await database.db.selectFrom('creditBalances').select(['accountId', 'balance', 'reserved']).execute();
-      for (const row of balances) {
-        const model = models.get(row.accountId)!;
-        assert.deepEqual(
-          { available: row.balance, reserved: row.reserved },
-          { available: model.available, reserved: model.reserved },
-          `${when}: balance of ${row.accountId}`,
-        );
-      }
-      const charges = await database.db
-        .selectFrom('creditCharges')
-        .select(['accountId', 'chargeId', 'amount', 'reversed', 'requestRef'])
-        .execute();
-      const expectedCharges = [...models.values()].reduce((n, m) => n + m.charges.size, 0);
-      assert.equal(charges.length, expectedCharges, `${when}: number of charges`);
+      await assertTotalsMatchModel(when, failedRefs);
+      const charges = await database.db.selectFrom('creditCharges').select(['accountId', 'chargeId', 'amount', 'reversed']).execute();
       for (const c of charges) {
         assert.deepEqual(
           { amount: c.amount, reversed: c.reversed },
           models.get(c.accountId)!.charges.get(c.chargeId),
           `${when}: charge ${c.chargeId}`,
         );
-        assert.ok(!failedRefs.has(c.requestRef), `${when}: a failed command left charge ${c.chargeId}`);
       }
-      const holds = await database.db
-        .selectFrom('creditReservations')
-        .select(['accountId', 'reservationId', 'amount', 'status', 'requestRef'])
-        .execute();
-      assert.equal(
-        holds.length,
-        [...models.values()].reduce((n, m) => n + m.reservations.size, 0),
-        `${when}: number of reservations`,
-      );
+      const holds = await database.db.selectFrom('creditReservations').select(['accountId', 'reservationId', 'amount', 'status']).execute();
       for (const h of holds) {
         const r = models.get(h.accountId)!.reservations.get(h.reservationId);
         assert.deepEqual(
@@ -218,7 +188,6 @@ describe(
           r && { amount: r.amount, settled: r.settled },
           `${when}: reservation ${h.reservationId}`,
         );
-        assert.ok(!failedRefs.has(h.requestRef), `${when}: a failed reserve left ${h.reservationId}`);
       }
     }
 

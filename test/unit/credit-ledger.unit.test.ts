@@ -17,6 +17,7 @@ import {
 } from '../../src/domain/credits/ledger.ts';
 import { finalPrice, fixedPrice, priceList, worstCase } from '../../src/domain/credits/prices.ts';
 import { fold } from '../../src/domain/decider.ts';
+import { prng } from '../support/prng.ts';
 
 const at = '2026-11-26T10:00:00.000Z';
 const acc = 'org_1';
@@ -360,18 +361,6 @@ describe('credit ledger expiry', () => {
     assert.equal(state.available, 90);
   });
 });
-
-/** Mulberry32: a small seeded PRNG, so a failing sequence can be replayed from its seed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomCommand(random: () => number, step: number): LedgerCommand {
   const int = (n: number) => Math.floor(random() * n);
