@@ -1,0 +1,64 @@
+/**
+ * The repaired postgres.js (scripts/patch-postgres.mjs) on a real server, with one
+ * connection so the next query reuses it: a query that fails after some rows were sent,
+ * by a row's error or by its backend being ended, leaves nothing behind for the next one,
+ * which answers exactly its own rows. Skipped without TEST_DATABASE_URL (PGlite streams no rows).
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { sql } from 'kysely';
+import postgres from 'postgres';
+import { openPostgres } from '../../src/db/open.ts';
+import { isConnectionLoss } from '../../src/db/connection-loss.ts';
+import { postgresAdminUrl } from '../support/databases.ts';
+
+describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false }, () => {
+  it('answers the query after one a row error failed with its own rows, no holes', async () => {
+    const opened = await openPostgres(postgresAdminUrl as string, { max: 1 });
+    try {
+      // Rows 1 to 1,499 are sent before row 1,500 divides by zero.
+      const failing = sql`select g, repeat('x', 200) as pad, 1 / (1500 - g) as ratio from generate_series(1, 2000) g`.execute(opened.db);
+      await assert.rejects(failing, { code: '22012' });
+      const { rows } = await sql<{ n: number }>`select n from generate_series(1, 3) n`.execute(opened.db);
+      assert.deepEqual(rows, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    } finally {
+      await opened.close();
+    }
+  });
+
+  it('fails the streaming query and answers the next one with its own rows only', async () => {
+    const opened = await openPostgres(postgresAdminUrl as string, { max: 1 });
+    const admin = postgres(postgresAdminUrl as string, { max: 1, onnotice: () => undefined });
+    try {
+      const { rows: [me] } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db);
+      // 2,000 rows of 200 bytes overflow the server's send buffer, so most reach the
+      // client before the pause at the last row, where the backend is ended.
+      const streaming = sql`select g, repeat('x', 200) as pad, case when g = 2000 then pg_sleep(30) end as pause
+        from generate_series(1, 2000) g`.execute(opened.db);
+      const failure = streaming.then(
+        () => assert.fail('the ended query answered'),
+        (error: unknown) => error,
+      );
+      await waitFor(async () => {
+        const [row] = await admin`select state from pg_stat_activity where pid = ${me!.pid} and wait_event = 'PgSleep'`;
+        return row !== undefined;
+      });
+      await admin`select pg_terminate_backend(${me!.pid})`;
+      assert.ok(isConnectionLoss(await failure), 'the ended query fails as a lost connection');
+
+      const { rows } = await sql<{ n: number }>`select n from generate_series(1, 3) n`.execute(opened.db);
+      assert.deepEqual(rows, [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    } finally {
+      await admin.end();
+      await opened.close();
+    }
+  });
+});
+
+async function waitFor(ready: () => Promise<boolean>): Promise<void> {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    if (await ready()) return;
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error('the query never reached its pause');
+}
