@@ -1,9 +1,9 @@
 /** Deep-health probe of Meilisearch, the keyword index when MEILI_URL is set. */
-import { Meilisearch } from 'meilisearch';
+import { meilisearchClient } from './client.ts';
 import type { DependencyProbe } from '../../ports/health.ts';
 
 export function meilisearchProbe(url: string, apiKey: string | undefined): DependencyProbe {
-  const client = new Meilisearch({ host: url, ...(apiKey ? { apiKey } : {}) });
+  const client = meilisearchClient(url, apiKey);
   return {
     name: 'searchIndex',
     hard: true,

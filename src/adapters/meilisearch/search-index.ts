@@ -28,7 +28,8 @@
  * ahead of the other Yadavs. One hit more than the limit says whether the page holds
  * every match (`complete`).
  */
-import { Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
+import { type Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
+import { meilisearchClient } from './client.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
 import { analyseQuery, type AnalysedQuery } from '../../domain/search/query.ts';
@@ -293,7 +294,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
 
   /** Creates the index if missing and migrates its settings (index-schema.ts); resolves when done. */
   static async open(options: MeilisearchOptions): Promise<MeilisearchSearchIndex> {
-    const client = new Meilisearch({ host: options.url, ...(options.apiKey ? { apiKey: options.apiKey } : {}) });
+    const client = meilisearchClient(options.url, options.apiKey);
     const uid = options.indexUid ?? 'cases';
     const migrations = options.migrations ?? MEILI_MIGRATIONS;
     const schema = await migrateIndex(client, uid, migrations);
