@@ -29,7 +29,7 @@ describe('Meilisearch client', () => {
     const server = await recordingServer();
     try {
       await meilisearchClient(server.url, 'key-1').index('cases').search('state of', { limit: 20 });
-      await meilisearchProbe(server.url, 'key-1').check();
+      await meilisearchProbe(server.url, 'key-1').check(AbortSignal.timeout(5_000));
       assert.equal(server.seen.length, 2);
       for (const headers of server.seen) {
         assert.equal(headers['accept-encoding'], 'identity');
