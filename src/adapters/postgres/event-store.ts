@@ -19,9 +19,8 @@ import {
   type ReadStreamResult,
   type RecordedEvent,
 } from '../../ports/event-store.ts';
-import { toRecorded } from '../../db/event-rows.ts';
+import { toRecorded, type EventRow } from '../../db/event-rows.ts';
 import { committedHead, readCommittedAfter } from './committed-events.ts';
-
 
 /** The stream id a unique violation on streams or events names, or null for any other error. */
 function uniqueViolation(error: unknown): string | null {
@@ -30,7 +29,6 @@ function uniqueViolation(error: unknown): string | null {
   // The streams insert or the events insert may be the one to fail: "(stream_id)=(x)" or "(stream_id, stream_position)=(x, 1)".
   return /\(stream_id(?:, stream_position)?\)=\(([^,)]*)/.exec(typeof e.detail === 'string' ? e.detail : '')?.[1] ?? '';
 }
-
 
 export class PostgresEventStore implements EventStore {
   constructor(
@@ -132,6 +130,7 @@ export class PostgresEventStore implements EventStore {
     options: AppendOptions,
   ): Promise<AppendResult> {
     const now = new Date(options.metadata.occurredAt);
+    if (typeof expected === 'number' && expected > 0) return this.#appendAt(trx, streamId, expected, events, options, now);
     const current = await this.#claimVersions(trx, streamId, expected, events.length, options.streamType, now);
     const rows = await trx
       .insertInto('events')
@@ -152,6 +151,44 @@ export class PostgresEventStore implements EventStore {
     await this.#project(trx, recorded);
     const last = recorded[recorded.length - 1];
     return { nextExpectedVersion: current + events.length, lastGlobalPosition: last ? last.globalPosition : 0 };
+  }
+
+  /**
+   * An append at a known version in one statement: the version bump and the events' insert
+   * travel together, and the insert writes nothing when the bump matched no row (a
+   * conflict, which is no SQL error, so the caller's transaction stays usable).
+   */
+  async #appendAt(
+    trx: Trx,
+    streamId: string,
+    expected: number,
+    events: readonly NewEvent[],
+    options: AppendOptions,
+    now: Date,
+  ): Promise<AppendResult> {
+    const input = JSON.stringify(
+      events.map((event, i) => ({
+        n: i + 1,
+        type: event.type,
+        schema_version: event.schemaVersion ?? 1,
+        data: event.data,
+        metadata: event.metadata ?? options.metadata,
+      })),
+    );
+    const { rows } = await sql<EventRow>`
+      with bumped as (
+        update streams set version = version + ${events.length}, updated_at = ${now}
+        where stream_id = ${streamId} and version = ${expected}
+        returning version - ${events.length} as before
+      )
+      insert into events (stream_id, stream_position, type, schema_version, data, metadata, recorded_at)
+      select ${streamId}, bumped.before + x.n, x.type, x.schema_version, x.data, x.metadata, ${now}
+      from bumped, jsonb_to_recordset(${input}::text::jsonb) as x(n int, type text, schema_version int, data jsonb, metadata jsonb)
+      returning *`.execute(trx);
+    if (rows.length === 0) throw new VersionConflictError(streamId, expected);
+    const recorded = rows.map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
+    await this.#project(trx, recorded);
+    return { nextExpectedVersion: expected + events.length, lastGlobalPosition: recorded[recorded.length - 1]!.globalPosition };
   }
 
   async #project(trx: Trx, recorded: readonly RecordedEvent[]): Promise<void> {

@@ -80,6 +80,13 @@ export interface CreditsDeps {
   readonly ids: IdGenerator;
 }
 
+/** What `#entries` reads, as PostgreSQL's JSON gives it (timestamps as ISO strings with an offset). */
+interface EntrySlice {
+  readonly lots: readonly { grantId: string; remaining: number; expiresAt: string | null }[];
+  readonly reservations: readonly { reservationId: string; amount: number; requestRef: string; status: string; held: unknown }[];
+  readonly charges: readonly { chargeId: string; amount: number; reversed: boolean; lots: unknown }[];
+}
+
 type Decided = { ok: true; events: LedgerEvent[]; after: Balance } | { ok: false; error: LedgerError };
 
 /** One command of a batch, with the metadata of the call that sent it. */
@@ -352,7 +359,8 @@ export class CreditsService {
         this.#remember(accountId, plan.balance);
         return plan.results;
       }
-      if (recorded !== 'unknown' && attempt < BATCH_ATTEMPTS && isConnectionLoss(error)) return this.#commitBatch(accountId, items, attempt + 1);
+      if (recorded !== 'unknown' && attempt < BATCH_ATTEMPTS && isConnectionLoss(error))
+        return this.#commitBatch(accountId, items, attempt + 1);
       throw error;
     }
   }
@@ -466,38 +474,37 @@ export class CreditsService {
     const charges: Record<string, Charge> = {};
     if (row) {
       if (!row.lotsReady) await rebuildLots(trx, accountId, this.deps.clock.now());
-      const rows = await trx
-        .selectFrom('creditLots')
-        .select(['grantId', 'remaining', 'expiresAt'])
-        .where('accountId', '=', accountId)
-        .where((eb) => (entryIds.length === 0 ? eb('remaining', '>', 0) : eb.or([eb('remaining', '>', 0), eb('grantId', 'in', entryIds)])))
-        .execute();
-      for (const lot of rows) lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt?.toISOString() ?? null };
-    }
-    if (row && entryIds.length > 0) {
-      const [held, made] = await Promise.all([
-        trx
-          .selectFrom('creditReservations')
-          .select(['reservationId', 'amount', 'requestRef', 'status', 'held'])
-          .where('accountId', '=', accountId)
-          .where('reservationId', 'in', entryIds)
-          .execute(),
-        trx
-          .selectFrom('creditCharges')
-          .select(['chargeId', 'amount', 'reversed', 'lots'])
-          .where('accountId', '=', accountId)
-          .where('chargeId', 'in', entryIds)
-          .execute(),
-      ]);
-      for (const r of held) {
+      // A statement after the lock's, so it reads what the commit the lock waited for wrote.
+      const slice = await this.#entries(trx, accountId, entryIds);
+      for (const lot of slice.lots)
+        lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt === null ? null : new Date(lot.expiresAt).toISOString() };
+      for (const r of slice.reservations) {
         const status = r.status === 'open' ? 'open' : 'settled';
         reservations[r.reservationId] = { amount: r.amount, requestRef: r.requestRef, status, held: asDraws(r.held) };
       }
-      for (const charge of made) charges[charge.chargeId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
+      for (const charge of slice.charges)
+        charges[charge.chargeId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
     }
     return {
       state: { available: row?.balance ?? 0, reserved: row?.reserved ?? 0, lots, reservations, charges },
       version: row?.version ?? 0,
     };
+  }
+
+  /**
+   * The lots holding credits (and any the batch names), and the reservations and charges
+   * under the batch's ids, in one statement: a batch's reads cost one round trip.
+   */
+  async #entries(trx: Trx, accountId: string, entryIds: readonly string[]): Promise<EntrySlice> {
+    const named = (column: string) => (entryIds.length === 0 ? sql`false` : sql`${sql.raw(column)} in (${sql.join(entryIds)})`);
+    const { rows } = await sql<EntrySlice>`
+      select
+        (select coalesce(jsonb_agg(jsonb_build_object('grantId', grant_id, 'remaining', remaining, 'expiresAt', expires_at)), '[]'::jsonb)
+          from credit_lots where account_id = ${accountId} and (remaining > 0 or ${named('grant_id')})) as lots,
+        (select coalesce(jsonb_agg(jsonb_build_object('reservationId', reservation_id, 'amount', amount, 'requestRef', request_ref, 'status', status, 'held', held)), '[]'::jsonb)
+          from credit_reservations where account_id = ${accountId} and ${named('reservation_id')}) as reservations,
+        (select coalesce(jsonb_agg(jsonb_build_object('chargeId', charge_id, 'amount', amount, 'reversed', reversed, 'lots', lots)), '[]'::jsonb)
+          from credit_charges where account_id = ${accountId} and ${named('charge_id')}) as charges`.execute(trx);
+    return rows[0]!;
   }
 }

@@ -30,33 +30,6 @@ function drawn(event: LedgerEvent & { data: { lots?: readonly LotDraw[] } }): re
   return event.data.lots;
 }
 
-/** Credits back into lots: a lot a refund creates is inserted, any other is topped up. */
-async function creditLots(trx: Trx, accountId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
-  for (const draw of draws) {
-    await trx
-      .insertInto('creditLots')
-      .values({ accountId, grantId: draw.grantId, remaining: draw.amount, expiresAt: expiry(draw.expiresAt), updatedAt: at })
-      .onConflict((oc) =>
-        oc
-          .columns(['accountId', 'grantId'])
-          .doUpdateSet({ remaining: sql<number>`credit_lots.remaining + excluded.remaining`, updatedAt: at }),
-      )
-      .execute();
-  }
-}
-
-async function debitLots(trx: Trx, accountId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
-  for (const draw of draws) {
-    const updated = await trx
-      .updateTable('creditLots')
-      .set({ remaining: sql<number>`remaining - ${draw.amount}`, updatedAt: at })
-      .where('accountId', '=', accountId)
-      .where('grantId', '=', draw.grantId)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows !== 1n) throw new Error(`credit_lots has no lot ${draw.grantId} for ${accountId}`);
-  }
-}
-
 /** A reservation's hold less `draws`; settled, since a charge or a release only ever settles one. */
 async function settleReservation(trx: Trx, accountId: string, reservationId: string, draws: readonly LotDraw[], at: Date): Promise<void> {
   const row = await trx
@@ -73,6 +46,17 @@ async function settleReservation(trx: Trx, accountId: string, reservationId: str
     .execute();
 }
 
+/** The balance row's move by one append's events, written with the append's last rows. */
+interface BalanceMove {
+  readonly accountId: string;
+  readonly available: number;
+  readonly reserved: number;
+  readonly version: number;
+}
+
+/** A JSON array parameter for jsonb_to_recordset. */
+const rows = (items: readonly object[]) => sql`${JSON.stringify(items)}::text::jsonb`;
+
 /**
  * The row changes of a run of events, gathered so a batch of charges costs a few
  * statements rather than a few per charge: new charge and reservation rows go in as one
@@ -82,7 +66,14 @@ async function settleReservation(trx: Trx, accountId: string, reservationId: str
  */
 class EntryWriter {
   #charges: { accountId: string; chargeId: string; amount: number; requestRef: string; lots: readonly LotDraw[] }[] = [];
-  #reservations: { accountId: string; reservationId: string; amount: number; requestRef: string; held: readonly LotDraw[]; holdUntil: string | undefined }[] = [];
+  #reservations: {
+    accountId: string;
+    reservationId: string;
+    amount: number;
+    requestRef: string;
+    held: readonly LotDraw[];
+    holdUntil: string | undefined;
+  }[] = [];
   #lots = new Map<string, { accountId: string; draw: LotDraw; net: number }>();
 
   constructor(
@@ -148,7 +139,13 @@ class EntryWriter {
     }
   }
 
-  async flush(): Promise<void> {
+  /**
+   * Writes what was gathered, and the balance row's move when given, in one statement.
+   * Lots credited (net at least zero) are upserted, lots debited are updated: a debit of
+   * a lot that is missing, or one that would go below zero, is an error, as is a balance
+   * row that is missing.
+   */
+  async flush(balance?: BalanceMove): Promise<void> {
     const { trx, at } = this;
     const charges = this.#charges;
     const reservations = this.#reservations;
@@ -156,45 +153,54 @@ class EntryWriter {
     this.#charges = [];
     this.#reservations = [];
     this.#lots = new Map();
-    if (charges.length > 0) {
-      await trx
-        .insertInto('creditCharges')
-        .values(
-          charges.map((c) => ({
-            accountId: c.accountId,
-            chargeId: c.chargeId,
-            reservationId: null,
-            amount: c.amount,
-            requestRef: c.requestRef,
-            reversed: false,
-            chargedAt: at,
-            lots: jsonb(c.lots),
-          })),
-        )
-        .execute();
-    }
-    if (reservations.length > 0) {
-      await trx
-        .insertInto('creditReservations')
-        .values(
-          reservations.map((r) => ({
-            accountId: r.accountId,
-            reservationId: r.reservationId,
-            amount: r.amount,
-            requestRef: r.requestRef,
-            status: 'open',
-            held: jsonb(r.held),
-            createdAt: at,
-            settledAt: null,
-            holdUntil: r.holdUntil === undefined ? null : new Date(r.holdUntil),
-          })),
-        )
-        .execute();
-    }
-    for (const { accountId, draw, net } of lots) {
-      if (net >= 0) await creditLots(trx, accountId, [{ ...draw, amount: net }], at);
-      else await debitLots(trx, accountId, [{ ...draw, amount: -net }], at);
-    }
+    if (charges.length === 0 && reservations.length === 0 && lots.length === 0 && balance === undefined) return;
+    const credits = lots
+      .filter((l) => l.net >= 0)
+      .map((l) => ({ account_id: l.accountId, grant_id: l.draw.grantId, amount: l.net, expires_at: l.draw.expiresAt }));
+    const debits = lots.filter((l) => l.net < 0).map((l) => ({ account_id: l.accountId, grant_id: l.draw.grantId, amount: -l.net }));
+    const parts = [
+      ...(charges.length === 0
+        ? []
+        : [
+            sql`charged as (insert into credit_charges (account_id, charge_id, reservation_id, amount, request_ref, reversed, charged_at, lots)
+              select account_id, charge_id, null, amount, request_ref, false, ${at}, lots
+              from jsonb_to_recordset(${rows(charges.map((c) => ({ account_id: c.accountId, charge_id: c.chargeId, amount: c.amount, request_ref: c.requestRef, lots: c.lots })))})
+                as x(account_id text, charge_id text, amount bigint, request_ref text, lots jsonb))`,
+          ]),
+      ...(reservations.length === 0
+        ? []
+        : [
+            sql`held as (insert into credit_reservations (account_id, reservation_id, amount, request_ref, status, held, created_at, settled_at, hold_until)
+              select account_id, reservation_id, amount, request_ref, 'open', held, ${at}, null, hold_until
+              from jsonb_to_recordset(${rows(reservations.map((r) => ({ account_id: r.accountId, reservation_id: r.reservationId, amount: r.amount, request_ref: r.requestRef, held: r.held, hold_until: r.holdUntil ?? null })))})
+                as x(account_id text, reservation_id text, amount bigint, request_ref text, held jsonb, hold_until timestamptz))`,
+          ]),
+      ...(credits.length === 0
+        ? []
+        : [
+            sql`credited as (insert into credit_lots (account_id, grant_id, remaining, expires_at, updated_at)
+              select account_id, grant_id, amount, expires_at, ${at}
+              from jsonb_to_recordset(${rows(credits)}) as x(account_id text, grant_id text, amount bigint, expires_at timestamptz)
+              on conflict (account_id, grant_id) do update set remaining = credit_lots.remaining + excluded.remaining, updated_at = excluded.updated_at)`,
+          ]),
+      sql`debited as (update credit_lots l set remaining = l.remaining - x.amount, updated_at = ${at}
+        from jsonb_to_recordset(${rows(debits)}) as x(account_id text, grant_id text, amount bigint)
+        where l.account_id = x.account_id and l.grant_id = x.grant_id
+        returning 1)`,
+      balance === undefined
+        ? sql`moved as (select 1 where false)`
+        : sql`moved as (update credit_balances set balance = balance + ${balance.available}, reserved = reserved + ${balance.reserved},
+            version = ${balance.version}, updated_at = ${at}
+          where account_id = ${balance.accountId}
+          returning 1)`,
+    ];
+    const { rows: counts } = await sql<{ debited: number; moved: number }>`
+      with ${sql.join(parts)}
+      select (select count(*) from debited)::int as debited, (select count(*) from moved)::int as moved`.execute(trx);
+    const { debited, moved } = counts[0]!;
+    if (debited !== debits.length) throw new Error(`credit_lots lacks ${String(debits.length - debited)} of the lots debited`);
+    if (balance !== undefined && moved !== 1)
+      throw new Error(`credit_balances has no row for ${balance.accountId} before version ${String(balance.version)}`);
   }
 
   #moveLots(accountId: string, draws: readonly LotDraw[], sign: 1 | -1): void {
@@ -215,36 +221,27 @@ export const creditsReadModel: InlineProjection = {
     // One append has one recording time, so the batch's rows share it.
     const writer = new EntryWriter(trx, recorded[0]!.recordedAt);
     for (const event of events) await writer.apply(event);
-    await writer.flush();
     // One balance write per append, however many events it carried (a settlement is two).
     const total = events.map(balanceEffect).reduce((a, b) => ({ available: a.available + b.available, reserved: a.reserved + b.reserved }));
     const last = recorded[recorded.length - 1]!;
     const accountId = events[0]!.data.accountId;
-    if (recorded[0]!.streamPosition === 1) {
-      // The stream's first append: from zero, the totals are the balances.
-      const row = {
+    if (recorded[0]!.streamPosition > 1) {
+      await writer.flush({ accountId, available: total.available, reserved: total.reserved, version: last.streamPosition });
+      return;
+    }
+    await writer.flush();
+    // The stream's first append: from zero, the totals are the balances.
+    await trx
+      .insertInto('creditBalances')
+      .values({
         accountId,
         balance: total.available,
         reserved: total.reserved,
         version: last.streamPosition,
         updatedAt: last.recordedAt,
         lotsReady: true,
-      };
-      await trx.insertInto('creditBalances').values(row).execute();
-      return;
-    }
-    const updated = await trx
-      .updateTable('creditBalances')
-      .set({
-        balance: sql<number>`balance + ${total.available}`,
-        reserved: sql<number>`reserved + ${total.reserved}`,
-        version: last.streamPosition,
-        updatedAt: last.recordedAt,
       })
-      .where('accountId', '=', accountId)
-      .executeTakeFirst();
-    if (updated.numUpdatedRows !== 1n)
-      throw new Error(`credit_balances has no row for ${accountId} at version ${recorded[0]!.streamPosition - 1}`);
+      .execute();
   },
 };
 
