@@ -14,6 +14,7 @@ import { openDocumentStorage } from '../adapters/storage/open-document-storage.t
 import { storeJudgmentDocuments } from '../corpus/store-documents.ts';
 import { systemClock } from '../ports/clock.ts';
 import { ingestCorpus, type IngestProgress } from '../corpus/ingest.ts';
+import { bulkIngestCommand } from './ingest-bulk.ts';
 
 const SHOWN_REJECTIONS = 20;
 /** Plain progress lines (non-TTY) at most this often per source. */
@@ -100,5 +101,6 @@ export async function runIngest(args: readonly string[], io: IngestIo): Promise<
 }
 
 export function ingestCommand(argv: string[]): Promise<number> {
+  if (argv[0] === '--layout' && argv[1] === 'bulk') return bulkIngestCommand(argv.slice(2));
   return runIngest(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, now: () => new Date() });
 }

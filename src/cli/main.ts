@@ -17,6 +17,8 @@ import { watermarkCommand } from './watermark.ts';
 const USAGE = `usage: court-records <command>
   migrate          apply the SQL migrations to the configured database
   ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)
+  ingest --layout bulk [--rescan] [--reference DIR] PATH
+                   load the public bulk datasets synced under PATH (resumable; exit 130 when stopped)
   admin ...        operator commands against a running service (court-records admin --help)
   admin watermark trace FILE
                    name the billing account a leaked extract was served to (reads the database)

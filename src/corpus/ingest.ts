@@ -68,7 +68,7 @@ export function contentHash(record: CaseRecord): string {
     .digest('hex');
 }
 
-function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
+export function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
   return {
     caseId: record.caseId,
     source: record.source,
@@ -99,7 +99,7 @@ function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<D
 }
 
 /** Columns an update rewrites: all but the key and the restriction flag. */
-const UPDATED_COLUMNS = [
+export const UPDATED_COLUMNS = [
   'source',
   'sourceRef',
   'caseNumber',
