@@ -51,6 +51,7 @@ export async function benchHotPath(
       ...(options.cpuProfileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`] } : {}),
     });
     try {
+      await service.settled();
       const keyed = { headers: { 'X-API-Key': key } };
       const health = `${service.root}/health`;
       const me = `${service.root}/me`;

@@ -10,6 +10,7 @@ import { benchChargedHot, printChargedHot } from './charged-hot.bench.ts';
 import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
+import { printSearchOverhead, searchOverheadBench } from './search-overhead.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
@@ -180,6 +181,11 @@ else console.log('\n(Search index benchmark skipped: needs PostgreSQL for the sy
 
 // Keyword search over HTTP on each backend side by side, and Meilisearch indexing time (prints its own tables).
 await searchHttpBench(corpusDir, adminUrl);
+
+if (adminUrl) {
+  console.log('\nPOST /search/cases against its index, one request at a time (real corpus; medians of 21)');
+  console.log(printSearchOverhead(await searchOverheadBench(adminUrl, corpusDir)));
+} else console.log('\n(Search overhead benchmark skipped: needs PostgreSQL)');
 
 await watermarkBench();
 

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -117,6 +117,29 @@ export interface ChildService {
   readonly pid: number;
   /** SIGTERM (a graceful stop, which also writes a --cpu-prof profile), then waits for the exit. */
   stop(): Promise<void>;
+  /**
+   * Resolves once the service's start-up work is over (PDFs rendered for the judgments it
+   * holds, their chunks embedded, the search index fed): its CPU use stays under 10% of a
+   * core for a second. Measuring before would load the service and that work together.
+   */
+  settled(): Promise<void>;
+}
+
+/** CPU seconds the process has used (user and system), from /proc. */
+function cpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces), 1-based 14 and 15: utime, stime in clock ticks.
+  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+async function settledProcess(pid: number, timeoutMs = 600_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    const before = cpuSeconds(pid);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    if (cpuSeconds(pid) - before < 0.1) return;
+  }
+  throw new Error(`the service was still busy after ${String(timeoutMs / 1000)} s`);
 }
 
 export async function serveChild(options: ServeChildOptions): Promise<ChildService> {
@@ -154,7 +177,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
       (r) => r.ok,
       () => false,
     );
-    if (up) return { root, pid: child.pid!, stop };
+    if (up) return { root, pid: child.pid!, stop, settled: () => settledProcess(child.pid!) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();
