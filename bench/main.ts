@@ -53,14 +53,14 @@ console.log(
 if (adminUrl) printHotPath(await benchHotPath(adminUrl));
 else console.log('\n(Hot-path benchmark skipped: needs PostgreSQL)');
 
-if (adminUrl) {
-  const charged = await benchChargedHot(adminUrl);
+for (const backend of adminUrl ? (['postgres', 'pglite'] as const) : (['pglite'] as const)) {
+  const charged = await benchChargedHot(backend, adminUrl);
   console.log('\nCharged reads through the service (wrk; medians of 3 runs of 5 s)');
   console.log(printChargedHot(charged));
   console.log(
     `ledger after the runs: ${String(charged.charges)} charges (${String(charged.charged)} credits), wrk counted ${String(charged.answered)} 2xx (+ at most ${String(charged.inFlightAtCutOff)} in flight at cut-off); reconciliation differences: ${String(charged.reconcileDifferences)}; ledger events per commit: ${charged.eventsPerCommit.toFixed(1)}`,
   );
-} else console.log('\n(Charged-read benchmark skipped: needs PostgreSQL)');
+}
 
 if (adminUrl) {
   const samples = await benchRevocation(adminUrl, 200);

@@ -15,7 +15,7 @@ import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { openPostgres } from '../src/db/open.ts';
+import { openPglite, openPostgres } from '../src/db/open.ts';
 import { randomIds, systemClock } from '../src/ports/clock.ts';
 import { wireApplication } from '../src/wiring.ts';
 import { enterpriseUser } from '../test/support/access-fixture.ts';
@@ -45,6 +45,43 @@ export async function freshDatabase(adminUrl: string, prefix: string): Promise<B
       await opened.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);
       await admin.end();
+    },
+  };
+}
+
+/**
+ * A migrated PGlite database in a temporary DATA_DIR, for a child on the embedded default:
+ * prepare it through `db`, `release` it before the child starts (one process at a time
+ * holds PGlite's files), `reopen` it after the child stopped.
+ */
+export interface BenchPglite {
+  readonly dataDir: string;
+  readonly db: Db;
+  release(): Promise<void>;
+  reopen(): Promise<Db>;
+  drop(): Promise<void>;
+}
+
+export async function freshPglite(): Promise<BenchPglite> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-pglite-'));
+  let opened = await openPglite(dataDir, 'the bench');
+  await migrate(opened.db);
+  let open = true;
+  return {
+    dataDir,
+    db: opened.db,
+    release: async () => {
+      await opened.close();
+      open = false;
+    },
+    reopen: async () => {
+      opened = await openPglite(dataDir, 'the bench');
+      open = true;
+      return opened.db;
+    },
+    drop: async () => {
+      if (open) await opened.close();
+      rmSync(dataDir, { recursive: true, force: true });
     },
   };
 }
@@ -101,7 +138,10 @@ export async function fundedKey(db: Db, account: FundedAccount): Promise<{ userI
 }
 
 export interface ServeChildOptions {
-  readonly databaseUrl: string;
+  /** PostgreSQL; unset runs the embedded default, PGlite under `dataDir`. */
+  readonly databaseUrl?: string;
+  /** The service's DATA_DIR, kept at stop (a PGlite database prepared before); unset makes a temporary one. */
+  readonly dataDir?: string;
   /** Redis for rate limits and caches, as a multi-instance deployment runs; unset keeps them in process. */
   readonly redisUrl?: string;
   /** Production's default is info: the access log is part of the measured path. */
@@ -143,7 +183,7 @@ async function settledProcess(pid: number, timeoutMs = 600_000): Promise<void> {
 }
 
 export async function serveChild(options: ServeChildOptions): Promise<ChildService> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-child-'));
+  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-child-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
     env: {
@@ -151,7 +191,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
       PORT: String(port),
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
-      DATABASE_URL: options.databaseUrl,
+      DATABASE_URL: options.databaseUrl ?? '',
       REDIS_URL: options.redisUrl ?? '',
       KEY_HASH_SECRET: BENCH_KEY_HASH_SECRET,
       AUTO_INGEST: 'false',
@@ -168,7 +208,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
-    rmSync(dataDir, { recursive: true, force: true });
+    if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   const root = `http://127.0.0.1:${String(port)}/api/v1/prod`;
   for (let i = 0; i < 240; i += 1) {
