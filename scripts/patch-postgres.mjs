@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 
-const MARK = '/* court-records: closed-socket guard v2 */';
+const MARK = '/* court-records: closed-socket guard v3 */';
 const OLDER_MARK = 'court-records: closed-socket guard';
 const WRITE = 'if (fn || chunk.length >= 1024)\n      return nextWrite(fn)';
 const GUARDED_WRITE = `if (fn || chunk.length >= 1024 || !socket) ${MARK}\n      return nextWrite(fn)`;
@@ -60,6 +60,12 @@ const GUARDED_HANDOVER = `queries.length && connect(c, ((q) => (q.reserve && que
 const READY = 'query = results = errorResponse = null\n    result = new Result()';
 const GUARDED_READY = `query = results = errorResponse = null\n    result = new Result(), rows = 0 ${MARK}`;
 
+// A connection ended while it fetched the array types (its first query after connecting for
+// a reserve()) rejected a promise nobody awaits: an unhandled rejection, which ends a Node
+// process. Its failure is the connection's, which the close (or the next query) handles.
+const TYPES = 'return fetchArrayTypes()';
+const GUARDED_TYPES = `return fetchArrayTypes().catch(() => undefined) ${MARK}`;
+
 const root = join(dirname(createRequire(import.meta.url).resolve('postgres')), '..', '..');
 const PATCHES = {
   'connection.js': [
@@ -68,6 +74,7 @@ const PATCHES = {
     [CLOSED, GUARDED_CLOSED],
     [ORPHANS, GUARDED_ORPHANS],
     [READY, GUARDED_READY],
+    [TYPES, GUARDED_TYPES],
   ],
   'index.js': [
     [RELEASE, GUARDED_RELEASE],
