@@ -68,7 +68,7 @@ export function contentHash(record: CaseRecord): string {
     .digest('hex');
 }
 
-export function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
+function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Insertable<Database['cases']> {
   return {
     caseId: record.caseId,
     source: record.source,
@@ -99,7 +99,7 @@ export function toRow(record: CaseRecord, hash: string, ingestedAt: Date): Inser
 }
 
 /** Columns an update rewrites: all but the key and the restriction flag. */
-export const UPDATED_COLUMNS = [
+const UPDATED_COLUMNS = [
   'source',
   'sourceRef',
   'caseNumber',
@@ -126,6 +126,18 @@ export const UPDATED_COLUMNS = [
   'ingestedAt',
 ] as const satisfies readonly (keyof Database['cases'])[];
 
+/** Inserts new cases and rewrites changed ones (all columns but the key and the restriction flag). */
+export async function upsertCases(trx: Trx, changed: readonly { record: CaseRecord; hash: string }[], ingestedAt: Date): Promise<void> {
+  if (changed.length === 0) return;
+  await trx
+    .insertInto('cases')
+    .values(changed.map((h) => toRow(h.record, h.hash, ingestedAt)))
+    .onConflict((oc) =>
+      oc.column('caseId').doUpdateSet((eb) => Object.fromEntries(UPDATED_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))),
+    )
+    .execute();
+}
+
 async function writeBatch(
   db: Db,
   batch: CaseRecord[],
@@ -144,15 +156,7 @@ async function writeBatch(
       .execute();
     const storedHash = new Map(stored.map((s) => [s.caseId, s.contentHash]));
     const changed = hashed.filter((h) => storedHash.get(h.record.caseId) !== h.hash);
-    if (changed.length > 0) {
-      await trx
-        .insertInto('cases')
-        .values(changed.map((h) => toRow(h.record, h.hash, ingestedAt)))
-        .onConflict((oc) =>
-          oc.column('caseId').doUpdateSet((eb) => Object.fromEntries(UPDATED_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))),
-        )
-        .execute();
-    }
+    await upsertCases(trx, changed, ingestedAt);
     const updated = changed.filter((h) => storedHash.has(h.record.caseId)).length;
     return { inserted: changed.length - updated, updated, unchanged: hashed.length - changed.length };
   });

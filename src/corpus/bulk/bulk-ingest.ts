@@ -201,19 +201,7 @@ class DatasetRun {
     private readonly map: (ref: string, row: Row, partition: Partition, layer: 'parquet' | 'json') => MapResult,
     private readonly sample: Rejection[],
   ) {
-    this.report = {
-      source: dataset.source,
-      root,
-      filesTotal: 0,
-      filesDone: 0,
-      rowsTotal: 0,
-      rowsDone: 0,
-      rowsResumed: 0,
-      inserted: 0,
-      updated: 0,
-      unchanged: 0,
-      rejected: 0,
-    };
+    this.report = emptyReport(dataset.source, root);
   }
 
   private get stopped(): boolean {

@@ -11,8 +11,8 @@
  * `ingestCorpus`.
  */
 import type { CaseRecord, MapResult } from '../../domain/case/case-record.ts';
-import type { Db, Trx } from '../../db/database.ts';
-import { contentHash, toRow, UPDATED_COLUMNS, type Rejection } from '../ingest.ts';
+import type { Db } from '../../db/database.ts';
+import { contentHash, upsertCases, type Rejection } from '../ingest.ts';
 
 export interface ChunkCounts {
   inserted: number;
@@ -29,17 +29,6 @@ export async function storedRefs(db: Db, source: string, refs: readonly string[]
     db.selectFrom('ingestRejections').select('sourceRef').where('source', '=', source).where('sourceRef', 'in', refs).execute(),
   ]);
   return new Set([...cases, ...rejections].map((r) => r.sourceRef));
-}
-
-async function upsert(trx: Trx, changed: { record: CaseRecord; hash: string }[], ingestedAt: Date): Promise<void> {
-  if (changed.length === 0) return;
-  await trx
-    .insertInto('cases')
-    .values(changed.map((h) => toRow(h.record, h.hash, ingestedAt)))
-    .onConflict((oc) =>
-      oc.column('caseId').doUpdateSet((eb) => Object.fromEntries(UPDATED_COLUMNS.map((c) => [c, eb.ref(`excluded.${c}`)]))),
-    )
-    .execute();
 }
 
 /**
@@ -103,7 +92,7 @@ export async function storeChunk(db: Db, source: string, results: readonly MapRe
         changed.push(r);
       }
     }
-    await upsert(trx, changed, now);
+    await upsertCases(trx, changed, now);
     if (refs.length > 0) await trx.deleteFrom('ingestRejections').where('source', '=', source).where('sourceRef', 'in', refs).execute();
     if (rejected.length > 0)
       await trx
