@@ -6,38 +6,79 @@
  * - the index adapter (`SearchIndex.search`: the page, its total and the withheld check);
  * - POST /search/cases over HTTP (key gate, body, adapter, restricted-record check and
  *   listings, charge, audit, response),
- * and the ratios HTTP : adapter and HTTP : engine, in the same run. The real corpus on
- * PostgreSQL, with Meilisearch as the index or PostgreSQL full-text search.
+ * and the ratios HTTP : adapter and HTTP : engine, in the same run; and, over the whole mix,
+ * the p50 and p99 of the HTTP path. The real corpus on PostgreSQL, with Meilisearch as the
+ * index or PostgreSQL full-text search, then the same store grown to each size of
+ * SEARCH_OVERHEAD_SIZES with SYNTHETIC cases (growSynthetic: real fields recombined), indexed
+ * by the real projector. The mix includes one real case number, in its stored form.
  *
  *   TEST_DATABASE_URL=postgres://... node --import tsx bench/search-overhead.bench.ts
  *
  * Env: SEARCH_OVERHEAD_SAMPLES (default 21 per query and layer), SEARCH_OVERHEAD_BACKENDS
- * (default "meilisearch,postgres").
+ * (default "meilisearch,postgres"), SEARCH_OVERHEAD_SIZES (default "corpus"; for example
+ * "corpus,100000,1000000").
  */
 import { sql } from 'kysely';
 import postgres from 'postgres';
 import { MeilisearchSearchIndex } from '../src/adapters/meilisearch/search-index.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
+import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
 import type { SearchIndex } from '../src/ports/search-index.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
 import { buildTestApp } from '../test/support/app.ts';
 import { startMeilisearch, type MeilisearchServer } from '../test/support/meilisearch.ts';
+import { growSynthetic } from './charging.bench.ts';
 import { serveWithFundedKey } from './served-app.ts';
 import { median, table } from './stats.ts';
 
 const SAMPLES = Number(process.env.SEARCH_OVERHEAD_SAMPLES ?? 21);
-const QUERIES = ['union of india', 'state of', 'appeal', 'income tax', 'land acquisition compensation', 'bail'];
+const WORDS = ['union of india', 'state of', 'appeal', 'income tax', 'land acquisition compensation', 'bail'];
 const LIMIT = 20;
+const SIZES = (process.env.SEARCH_OVERHEAD_SIZES ?? 'corpus').split(',').map((s) => s.trim());
 
 export interface OverheadRow {
   readonly backend: 'meilisearch' | 'postgres';
+  /** Cases in the store: the real corpus, then SYNTHETIC growth. */
+  readonly documents: number;
   readonly query: string;
   readonly engineMs: number | null;
   readonly adapterMs: number;
   readonly httpMs: number;
+}
+
+/** The HTTP path over the whole mix at one size. */
+export interface MixLatency {
+  readonly backend: OverheadRow['backend'];
+  readonly documents: number;
+  readonly samples: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+export interface OverheadFigures {
+  readonly rows: readonly OverheadRow[];
+  readonly mix: readonly MixLatency[];
+}
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? 0;
+}
+
+/** A real case number of the corpus, as stored, for the mix. */
+async function caseNumberQuery(db: Db): Promise<string> {
+  const row = await sql<{ caseNumber: string }>`select case_number from cases where source = 'sc-judgments-metadata'
+    order by case_id limit 1 offset 100`.execute(db);
+  const found = row.rows[0]?.caseNumber;
+  if (found === undefined) throw new Error('the corpus has no Supreme Court metadata row for the case-number query');
+  return found;
+}
+
+async function caseCount(db: Db): Promise<number> {
+  return (await sql<{ n: number }>`select count(*)::int as n from cases`.execute(db)).rows[0]?.n ?? 0;
 }
 
 async function timed(run: () => Promise<unknown>): Promise<number> {
@@ -57,7 +98,7 @@ function engineSearch(server: MeilisearchServer, query: string): () => Promise<u
   };
 }
 
-async function benchBackend(adminUrl: string, corpusDir: string, backend: OverheadRow['backend']): Promise<OverheadRow[]> {
+async function benchBackend(adminUrl: string, corpusDir: string, backend: OverheadRow['backend']): Promise<OverheadFigures> {
   const name = `bench_search_overhead_${backend}_${String(Date.now())}`;
   const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
   await admin.unsafe(`create database ${name}`);
@@ -76,7 +117,8 @@ async function benchBackend(adminUrl: string, corpusDir: string, backend: Overhe
     } else {
       index = new PostgresSearchIndex(database.db);
     }
-    await new SearchIndexProjector(database.db, index, { kind: database.kind, now: () => new Date() }).catchUp();
+    const projector = new SearchIndexProjector(database.db, index, { kind: database.kind, now: () => new Date() });
+    await projector.catchUp();
     await sql`analyze`.execute(database.db);
     const served = await serveWithFundedKey(buildTestApp({ db: database.db, index }), {
       email: `search-overhead-${backend}@lawfirm.example`,
@@ -84,39 +126,53 @@ async function benchBackend(adminUrl: string, corpusDir: string, backend: Overhe
       user: { organizationId: null, limitOverrides: { requestsPerMinute: 10_000_000 } },
     });
     close = () => served.close();
+    const queries = [...WORDS, await caseNumberQuery(database.db)];
     const rows: OverheadRow[] = [];
-    for (const query of QUERIES) {
-      const http = async () => {
-        const res = await fetch(`${served.root}/search/cases`, {
-          method: 'POST',
-          headers: { 'X-API-Key': served.key, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ query, limit: LIMIT }),
-        });
-        if (res.status !== 200) throw new Error(`search answered ${String(res.status)}: ${await res.text()}`);
-        await res.arrayBuffer();
-      };
-      const adapter = () => index.search({ query, filters: {}, sort: 'relevance', offset: 0, limit: LIMIT });
-      const engine = meili ? engineSearch(meili, query) : null;
-      const samples = { engine: [] as number[], adapter: [] as number[], http: [] as number[] };
-      // Interleaved, so a slow moment of the machine weighs on every layer alike; the first round warms up.
-      for (let i = 0; i <= SAMPLES; i += 1) {
-        const e = engine ? await timed(engine) : null;
-        const a = await timed(adapter);
-        const h = await timed(http);
-        if (i === 0) continue;
-        if (e !== null) samples.engine.push(e);
-        samples.adapter.push(a);
-        samples.http.push(h);
+    const mix: MixLatency[] = [];
+    for (const size of SIZES) {
+      if (size !== 'corpus') {
+        await growSynthetic(database.db, Number(size));
+        await projector.catchUp();
+        await sql`analyze`.execute(database.db);
       }
-      rows.push({
-        backend,
-        query,
-        engineMs: engine ? median(samples.engine) : null,
-        adapterMs: median(samples.adapter),
-        httpMs: median(samples.http),
-      });
+      const documents = await caseCount(database.db);
+      const httpAll: number[] = [];
+      for (const query of queries) {
+        const http = async () => {
+          const res = await fetch(`${served.root}/search/cases`, {
+            method: 'POST',
+            headers: { 'X-API-Key': served.key, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ query, limit: LIMIT }),
+          });
+          if (res.status !== 200) throw new Error(`search answered ${String(res.status)}: ${await res.text()}`);
+          await res.arrayBuffer();
+        };
+        const adapter = () => index.search({ query, filters: {}, sort: 'relevance', offset: 0, limit: LIMIT });
+        const engine = meili ? engineSearch(meili, query) : null;
+        const samples = { engine: [] as number[], adapter: [] as number[], http: [] as number[] };
+        // Interleaved, so a slow moment of the machine weighs on every layer alike; the first round warms up.
+        for (let i = 0; i <= SAMPLES; i += 1) {
+          const e = engine ? await timed(engine) : null;
+          const a = await timed(adapter);
+          const h = await timed(http);
+          if (i === 0) continue;
+          if (e !== null) samples.engine.push(e);
+          samples.adapter.push(a);
+          samples.http.push(h);
+        }
+        httpAll.push(...samples.http);
+        rows.push({
+          backend,
+          documents,
+          query,
+          engineMs: engine ? median(samples.engine) : null,
+          adapterMs: median(samples.adapter),
+          httpMs: median(samples.http),
+        });
+      }
+      mix.push({ backend, documents, samples: httpAll.length, p50Ms: percentile(httpAll, 50), p99Ms: percentile(httpAll, 99) });
     }
-    return rows;
+    return { rows, mix };
   } finally {
     close?.();
     await database.close();
@@ -126,19 +182,25 @@ async function benchBackend(adminUrl: string, corpusDir: string, backend: Overhe
   }
 }
 
-export async function searchOverheadBench(adminUrl: string, corpusDir: string): Promise<OverheadRow[]> {
+export async function searchOverheadBench(adminUrl: string, corpusDir: string): Promise<OverheadFigures> {
   const backends = (process.env.SEARCH_OVERHEAD_BACKENDS ?? 'meilisearch,postgres').split(',').map((b) => b.trim()) as OverheadRow['backend'][];
   const rows: OverheadRow[] = [];
-  for (const backend of backends) rows.push(...(await benchBackend(adminUrl, corpusDir, backend)));
-  return rows;
+  const mix: MixLatency[] = [];
+  for (const backend of backends) {
+    const figures = await benchBackend(adminUrl, corpusDir, backend);
+    rows.push(...figures.rows);
+    mix.push(...figures.mix);
+  }
+  return { rows, mix };
 }
 
-export function printSearchOverhead(rows: readonly OverheadRow[]): string {
+export function printSearchOverhead(figures: OverheadFigures): string {
   const na = 'n/a';
-  return table([
-    ['backend', 'query', 'engine ms', 'adapter ms', 'HTTP ms', 'HTTP - adapter ms', 'HTTP : adapter', 'HTTP : engine'],
-    ...rows.map((r) => [
+  const perQuery = table([
+    ['backend', 'documents', 'query', 'engine ms', 'adapter ms', 'HTTP ms', 'HTTP - adapter ms', 'HTTP : adapter', 'HTTP : engine'],
+    ...figures.rows.map((r) => [
       r.backend,
+      r.documents,
       r.query,
       r.engineMs ?? na,
       r.adapterMs,
@@ -148,12 +210,17 @@ export function printSearchOverhead(rows: readonly OverheadRow[]): string {
       r.engineMs === null ? na : r.httpMs / r.engineMs,
     ]),
   ]);
+  const mix = table([
+    ['backend', 'documents', 'HTTP requests', 'HTTP p50 ms', 'HTTP p99 ms', 'target p50 <= 20, p99 <= 75'],
+    ...figures.mix.map((m) => [m.backend, m.documents, m.samples, m.p50Ms, m.p99Ms, m.p50Ms <= 20 && m.p99Ms <= 75 ? 'met' : 'not met']),
+  ]);
+  return `${perQuery}\n\nThe whole mix over HTTP, one request at a time (sizes past the corpus are SYNTHETIC)\n${mix}`;
 }
 
 if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
   const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
   if (!adminUrl) throw new Error('set TEST_DATABASE_URL (or BENCH_DATABASE_URL) to a PostgreSQL server');
-  const rows = await searchOverheadBench(adminUrl, process.env.CORPUS_DIR ?? '../shared/data');
-  console.log(`POST /search/cases against its index, one request at a time (real corpus; medians of ${String(SAMPLES)})`);
-  console.log(printSearchOverhead(rows));
+  const figures = await searchOverheadBench(adminUrl, process.env.CORPUS_DIR ?? '../shared/data');
+  console.log(`POST /search/cases against its index, one request at a time (medians of ${String(SAMPLES)})`);
+  console.log(printSearchOverhead(figures));
 }

@@ -2,9 +2,14 @@
  * The repaired postgres.js (scripts/patch-postgres.mjs) on a real server, with one
  * connection so the next query reuses it: a query that fails after some rows were sent,
  * by a row's error or by its backend being ended, leaves nothing behind for the next one,
- * which answers exactly its own rows. Skipped without TEST_DATABASE_URL (PGlite streams no rows).
+ * which answers exactly its own rows. And a connection opened for a reserve() and lost
+ * while it fetches its array types (cut by a proxy the moment that query passes) leaves no
+ * unhandled rejection, which would end the process: the pool connects again and the
+ * reserve is served. Skipped without
+ * TEST_DATABASE_URL (PGlite streams no rows).
  */
 import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
 import { describe, it } from 'node:test';
 import { sql } from 'kysely';
 import postgres from 'postgres';
@@ -54,6 +59,78 @@ describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl 
     }
   });
 });
+
+describe('postgres.js losing a reserved connection while it fetches its array types', { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false }, () => {
+  it('leaves no unhandled rejection and serves the reserve on the next connection', async () => {
+    const proxy = await cuttingProxy(new URL(postgresAdminUrl as string), 'typarray', 1);
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    const url = new URL(postgresAdminUrl as string);
+    url.host = `127.0.0.1:${String(proxy.port)}`;
+    const client = postgres(url.toString(), { max: 1, onnotice: () => undefined, connect_timeout: 5 });
+    try {
+      const reserving = client.reserve().then(
+        (reserved) => {
+          reserved.release();
+          return 'reserved';
+        },
+        (error: unknown) => error,
+      );
+      const outcome = await Promise.race([reserving, new Promise((resolve) => setTimeout(() => resolve('pending'), 3_000))]);
+      assert.equal(proxy.cuts(), 1, 'the proxy cut the connection at the types query');
+      assert.equal(outcome, 'reserved');
+      // Unhandled rejections are reported after the microtask queue drains: give them a turn.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      assert.deepEqual(unhandled, []);
+      const rows = await client`select n from generate_series(1, 3) n`;
+      assert.deepEqual([...rows], [{ n: 1 }, { n: 2 }, { n: 3 }]);
+    } finally {
+      process.off('unhandledRejection', record);
+      await client.end({ timeout: 1 });
+      await proxy.close();
+    }
+  });
+});
+
+/**
+ * A TCP proxy to the server that ends both sides of a connection the moment the client
+ * sends bytes containing `marker`, the first `times` times.
+ */
+async function cuttingProxy(target: URL, marker: string, times: number): Promise<{ port: number; cuts(): number; close(): Promise<void> }> {
+  let cuts = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((downstream) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(downstream).add(upstream);
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    downstream.on('data', (chunk: Buffer) => {
+      if (cuts < times && chunk.includes(marker)) {
+        cuts += 1;
+        end();
+        return;
+      }
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
+    downstream.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
+  return {
+    port: address.port,
+    cuts: () => cuts,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 async function waitFor(ready: () => Promise<boolean>): Promise<void> {
   for (let attempt = 0; attempt < 200; attempt++) {
