@@ -10,7 +10,7 @@ import pino, { type Logger } from 'pino';
 import { MemoryCache } from './adapters/memory/cache.ts';
 import { MemoryRateLimiter } from './adapters/memory/rate-limiter.ts';
 import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
-import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
+import { ADMIN_TOKEN_FILE, loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline } from './wiring.ts';
 import { openAdjudicator } from './adapters/llm/open-adjudicator.ts';
@@ -138,6 +138,12 @@ export async function composeService(
   const stores = await openSharedStores(config, clock);
   const analytics = await openAnalytics(config, logger);
   const keyHashSecret = config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
+  // Off a single machine (DATABASE_URL set), no ADMIN_TOKEN means no admin API.
+  const adminToken =
+    config.ADMIN_TOKEN ?? (config.DATABASE_URL === undefined ? loadOrCreateSecret(ADMIN_TOKEN_FILE(config.DATA_DIR)) : undefined);
+  if (config.ADMIN_TOKEN === undefined && adminToken !== undefined) {
+    logger.info({ file: ADMIN_TOKEN_FILE(config.DATA_DIR) }, 'admin API on, with the local admin token in this file (court-records dev seed reads it)');
+  }
   const application = wireApplication({
     db: database.db,
     cache: stores.cache,
@@ -349,7 +355,7 @@ export async function composeService(
     audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(database.db, userId) },
     usage: { credits: application.credits, queries: auditQueries, clock },
     admin: {
-      adminToken: config.ADMIN_TOKEN,
+      adminToken,
       attempts: adminTokenAttempts,
       accounts: application.accounts,
       cases: application.cases,
@@ -373,7 +379,7 @@ export async function composeService(
       basePath: config.API_BASE_PATH,
     },
     temporalCodec: {
-      adminToken: config.ADMIN_TOKEN,
+      adminToken,
       attempts: adminTokenAttempts,
       codec: payloadCodec,
       uiOrigins: config.TEMPORAL_UI_ORIGIN,

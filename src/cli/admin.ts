@@ -13,7 +13,7 @@ import { GRANT_SOURCES } from '../domain/credits/ledger.ts';
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
-interface AdminRequest {
+export interface AdminRequest {
   readonly method: 'POST' | 'PUT';
   readonly path: string;
   readonly body?: Readonly<Record<string, unknown>>;
@@ -273,21 +273,34 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     io.stderr.write(`${USAGE}\n`);
     return 0;
   }
-  const { request } = parsed;
+  const result = await callAdmin(parsed.baseUrl, parsed.token, parsed.request, io.fetch);
+  if ('failure' in result) {
+    io.stderr.write(`court-records admin: ${result.failure}\n`);
+    return result.usage ? 2 : 1;
+  }
+  io.stdout.write(`${JSON.stringify(result.data)}\n`);
+  return 0;
+}
+
+export type AdminResult =
+  | { readonly data: Readonly<Record<string, unknown>> }
+  | { readonly failure: string; readonly usage: boolean };
+
+/** One admin API call: its `data` object, or one line saying why not (a bad URL counts as usage). */
+export async function callAdmin(baseUrl: string, token: string, request: AdminRequest, fetcher: AdminIo['fetch']): Promise<AdminResult> {
   let url: string;
   try {
-    url = endpoint(parsed.baseUrl, request.path);
+    url = endpoint(baseUrl, request.path);
   } catch {
-    io.stderr.write(`court-records admin: not a URL: ${parsed.baseUrl}\n`);
-    return 2;
+    return { failure: `not a URL: ${baseUrl}`, usage: true };
   }
   let response: Response;
   let body: unknown;
   try {
-    response = await io.fetch(url, {
+    response = await fetcher(url, {
       method: request.method,
       headers: {
-        Authorization: `Bearer ${parsed.token}`,
+        Authorization: `Bearer ${token}`,
         Accept: 'application/json',
         ...(request.body ? { 'Content-Type': 'application/json' } : {}),
       },
@@ -296,16 +309,11 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
     });
     body = await response.json().catch(() => undefined);
   } catch (error) {
-    io.stderr.write(`court-records admin: cannot reach ${parsed.baseUrl}: ${error instanceof Error ? error.message : String(error)}\n`);
-    return 1;
+    return { failure: `cannot reach ${baseUrl}: ${error instanceof Error ? error.message : String(error)}`, usage: false };
   }
   const data = typeof body === 'object' && body !== null ? (body as { data?: unknown }).data : undefined;
-  if (!response.ok || typeof data !== 'object' || data === null) {
-    io.stderr.write(`court-records admin: ${describeFailure(response.status, body)}\n`);
-    return 1;
-  }
-  io.stdout.write(`${JSON.stringify(data)}\n`);
-  return 0;
+  if (!response.ok || typeof data !== 'object' || data === null) return { failure: describeFailure(response.status, body), usage: false };
+  return { data: data as Readonly<Record<string, unknown>> };
 }
 
 export function adminCommand(argv: string[]): Promise<number> {

@@ -9,6 +9,7 @@ import { loadConfig } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase } from '../db/open.ts';
 import { adminCommand } from './admin.ts';
+import { devCommand } from './dev.ts';
 import { financeCommand } from './finance.ts';
 import { ingestCommand } from './ingest.ts';
 import { searchCommand } from './search.ts';
@@ -19,6 +20,8 @@ const USAGE = `usage: court-records <command>
   ingest [PATH]    load the court datasets under PATH (default: CORPUS_DIR or ../shared/data)
   ingest --layout bulk [--rescan] [--reference DIR] PATH
                    load the public bulk datasets synced under PATH (resumable; exit 130 when stopped)
+  dev seed         quickstart: an Enterprise account with credits and a key on the running
+                   service, printed with a first curl (court-records dev --help)
   admin ...        operator commands against a running service (court-records admin --help)
   admin watermark trace FILE
                    name the billing account a leaked extract was served to (reads the database)
@@ -52,6 +55,8 @@ export async function main(argv: readonly string[]): Promise<number> {
         return await migrateCommand();
       case 'ingest':
         return await ingestCommand(rest);
+      case 'dev':
+        return await devCommand(rest);
       case 'admin':
         return rest[0] === 'watermark' ? await watermarkCommand(rest.slice(1)) : await adminCommand(rest);
       case 'finance':

@@ -1,11 +1,13 @@
 /**
  * Black-box: the `court-records admin` bin, run as an operator runs it, against the real
  * service started with an ADMIN_TOKEN on embedded defaults (first start ingests the real
- * corpus), and against one started without a token, where the admin API does not exist.
+ * corpus), and against one on PostgreSQL started without a token, where the admin API does
+ * not exist (on the embedded default it does, with a local token: quickstart.e2e.test.ts).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import postgres from 'postgres';
 import { ecourtsHcSource } from '../../src/corpus/sources/ecourts-hc.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { runCommand, startService, type CommandRun, type RunningService } from '../support/service-process.ts';
@@ -123,14 +125,30 @@ describe('court-records admin against the service with ADMIN_TOKEN', () => {
 });
 
 // The service inherits the runner's environment, and an empty ADMIN_TOKEN is a config error, not "unset".
-const tokenInEnvironment = process.env.ADMIN_TOKEN ? 'ADMIN_TOKEN is set in the test environment' : false;
+const adminUrl = process.env.TEST_DATABASE_URL;
+const noTokenSkip = process.env.ADMIN_TOKEN ? 'ADMIN_TOKEN is set in the test environment' : adminUrl ? false : 'needs TEST_DATABASE_URL';
 
-describe('court-records admin against the service without ADMIN_TOKEN', { skip: tokenInEnvironment }, () => {
+describe('court-records admin against the service on PostgreSQL without ADMIN_TOKEN', { skip: noTokenSkip }, () => {
   let service: RunningService;
+  const name = `e2e_admin_${String(Date.now())}`;
   before(async () => {
-    service = await startService('node', { AUTO_INGEST: 'false' });
+    const root = postgres(adminUrl as string, { max: 1, onnotice: () => undefined });
+    await root.unsafe(`create database ${name}`);
+    await root.end();
+    const url = new URL(adminUrl as string);
+    url.pathname = `/${name}`;
+    service = await startService('node', {
+      AUTO_INGEST: 'false',
+      DATABASE_URL: url.toString(),
+      KEY_HASH_SECRET: 'e2e-key-hash-secret-of-at-least-32-chars',
+    });
   });
-  after(async () => service.stop());
+  after(async () => {
+    await service.stop();
+    const root = postgres(adminUrl as string, { max: 1, onnotice: () => undefined });
+    await root.unsafe(`drop database if exists ${name} with (force)`);
+    await root.end();
+  });
 
   it('finds no admin API: 404 like any unknown route', async () => {
     const res = await fetch(`${service.url}/admin/organizations`, { method: 'POST', headers: { Authorization: `Bearer ${TOKEN}` } });

@@ -10,6 +10,8 @@ import { join } from 'node:path';
 
 export interface RunningService {
   readonly url: string;
+  /** The service's DATA_DIR (its embedded database and local secrets). */
+  readonly dataDir: string;
   readonly output: () => string;
   stop(): Promise<void>;
 }
@@ -88,7 +90,7 @@ export async function startService(runtime: keyof typeof COMMANDS, env: Record<s
       (r) => r.ok,
       () => false,
     );
-    if (ok) return { url, output: () => output, stop };
+    if (ok) return { url, dataDir, output: () => output, stop };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

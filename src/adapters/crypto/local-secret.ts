@@ -4,7 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+
+/**
+ * The embedded default's admin token when ADMIN_TOKEN is unset: the admin API (and the
+ * quickstart's `court-records dev seed`) work on one machine with no set-up, and only who
+ * can read DATA_DIR can use it.
+ */
+export const ADMIN_TOKEN_FILE = (dataDir: string): string => join(dataDir, 'secrets', 'admin-token');
 
 export function loadOrCreateSecret(path: string): string {
   try {

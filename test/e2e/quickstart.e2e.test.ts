@@ -1,0 +1,102 @@
+/**
+ * Black-box: the README's quickstart. The real service on embedded defaults with nothing
+ * configured (no ADMIN_TOKEN), then `court-records dev seed` run from the same environment
+ * as `npm start` (HOST, PORT, DATA_DIR), then the printed curl lines run as printed: the
+ * first keyed calls a new user makes. Also its refusals: a wrong token, a bad flag, no
+ * token to be found.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { corpusDir } from '../support/corpus.ts';
+import { runCommand, startService, type CommandRun, type RunningService } from '../support/service-process.ts';
+
+const skip = process.env.ADMIN_TOKEN ? 'ADMIN_TOKEN is set in the test environment' : false;
+
+function seed(args: string[], env: Record<string, string>): Promise<CommandRun> {
+  return runCommand(process.execPath, ['bin/court-records.mjs', 'dev', 'seed', ...args], env);
+}
+
+/** The printed lines that start with `curl`, run by a shell exactly as a user pastes them. */
+async function runCurl(line: string): Promise<{ status: number; body: Record<string, unknown> }> {
+  const result = await runCommand('sh', ['-c', `${line} -w '\\n%{http_code}'`], {});
+  assert.equal(result.code, 0, result.stderr);
+  const cut = result.stdout.lastIndexOf('\n');
+  return { status: Number(result.stdout.slice(cut + 1)), body: JSON.parse(result.stdout.slice(0, cut)) as Record<string, unknown> };
+}
+
+describe('quickstart: npm start, then court-records dev seed, then the printed curl', { skip }, () => {
+  let service: RunningService;
+  let env: Record<string, string>;
+
+  before(async () => {
+    service = await startService('node', { AUTO_INGEST: 'true', CORPUS_DIR: corpusDir });
+    const url = new URL(service.url);
+    // What `npm start` read: the command finds the service and its local token from the same variables.
+    env = { HOST: url.hostname, PORT: url.port, DATA_DIR: service.dataDir, DATABASE_URL: '', COURT_RECORDS_URL: '' };
+  });
+  after(async () => service.stop());
+
+  it('creates a funded Enterprise account and a key, and the printed calls answer with it', async () => {
+    const result = await seed([], env);
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '');
+    const key = /^ {2}(crk_live-\S+)$/m.exec(result.stdout)?.[1];
+    assert.ok(key, result.stdout);
+    const curls = result.stdout.split('\n').filter((l) => l.trimStart().startsWith('curl '));
+    assert.equal(curls.length, 2, result.stdout);
+
+    const usage = await runCurl(curls[0] as string);
+    assert.equal(usage.status, 200, JSON.stringify(usage.body));
+    const data = usage.body.data as { tier: string; balance: number };
+    assert.equal(data.tier, 'enterprise');
+    assert.equal(data.balance, 10_000);
+
+    const search = await runCurl(curls[1] as string);
+    assert.equal(search.status, 200, JSON.stringify(search.body));
+    assert.ok(Array.isArray(search.body.data) && search.body.data.length > 0, 'the real corpus answers the search');
+    const after = await runCurl(curls[0] as string);
+    assert.equal((after.body.data as { balance: number }).balance, 10_000 - 5, 'the search was charged its 5 credits');
+
+    // The key stays a secret of this output: the service never logs it.
+    assert.ok(!service.output().includes(key), 'the plaintext key reached the service log');
+  });
+
+  it('makes a new account each run; --json prints one object', async () => {
+    const first = await seed(['--json', '--credits', '250'], env);
+    const second = await seed(['--json', '--credits', '250'], env);
+    for (const run of [first, second]) assert.equal(run.code, 0, run.stderr);
+    const a = JSON.parse(first.stdout) as { userId: string; apiKey: string; credits: number; apiRoot: string };
+    const b = JSON.parse(second.stdout) as { userId: string; apiKey: string };
+    assert.notEqual(a.userId, b.userId);
+    assert.notEqual(a.apiKey, b.apiKey);
+    assert.equal(a.credits, 250);
+    const res = await fetch(`${a.apiRoot}/usage`, { headers: { 'X-API-Key': a.apiKey } });
+    assert.equal(res.status, 200);
+    assert.equal(((await res.json()) as { data: { balance: number } }).data.balance, 250);
+  });
+
+  it('refuses a wrong token, bad flags and a missing token, creating nothing', async () => {
+    const wrong = await seed([], { ...env, ADMIN_TOKEN: 'not-the-admin-token-0123456789' });
+    assert.equal(wrong.code, 1);
+    assert.equal(wrong.stdout, '');
+    assert.match(wrong.stderr, /^court-records dev: \w+: /);
+
+    for (const flags of [['--credits', '0'], ['--credits', '1.5'], ['--credits', '-3'], ['--nope']]) {
+      const bad = await seed(flags, env);
+      assert.equal(bad.code, 2, flags.join(' '));
+      assert.equal(bad.stdout, '');
+    }
+
+    const elsewhere = mkdtempSync(join(tmpdir(), 'court-records-no-token-'));
+    try {
+      const missing = await seed([], { ...env, DATA_DIR: elsewhere });
+      assert.equal(missing.code, 2);
+      assert.match(missing.stderr, /no admin token: set ADMIN_TOKEN, or start the service/);
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+  });
+});
