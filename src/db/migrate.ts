@@ -8,8 +8,9 @@
  * PostgreSQL without pgvector, so that the service runs with keyword search. Its SQL
  * re-checks for the extension, so while its table is missing it runs again on every
  * migrate (each start): installing pgvector later then takes a restart, not a hand-made
- * table, and the embedding projector fills the new table from the start of the feed. (A
- * later migration that changes case_chunks has to skip in the same way, and join this list.)
+ * table, and the embedding projector fills the new table from the start of the feed. A
+ * later migration that changes case_chunks skips in the same way and joins the list (0011,
+ * an index: the relation checked is the index), and runs again after 0008 in journal order.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -25,7 +26,10 @@ interface Journal {
 }
 
 /** A migration that may skip its work, and the table whose absence says it did. */
-const RETRIED_WHILE_MISSING: ReadonlyMap<string, string> = new Map([['0008_case_chunks', 'case_chunks']]);
+const RETRIED_WHILE_MISSING: ReadonlyMap<string, string> = new Map([
+  ['0008_case_chunks', 'case_chunks'],
+  ['0011_case_chunks_year', 'case_chunks_year_idx'],
+]);
 
 export interface MigrationReport {
   applied: string[];

@@ -73,6 +73,7 @@ describe('a PostgreSQL migrated before pgvector could be created', { skip: postg
       assert.ok(vectorProbe);
       const first = await migrate(service.db);
       assert.ok(first.applied.includes('0008_case_chunks'));
+      assert.ok(first.applied.includes('0011_case_chunks_year'));
       assert.deepEqual(await indexes(), []);
       await assert.rejects(vectorProbe.check(AbortSignal.timeout(5_000)), 'the deep health check reports the missing table');
       assert.deepEqual((await migrate(service.db)).completed, []);
@@ -82,7 +83,7 @@ describe('a PostgreSQL migrated before pgvector could be created', { skip: postg
       await operator.unsafe('create extension vector');
       await operator.end();
       const restarted = await migrate(service.db);
-      assert.deepEqual([restarted.applied, restarted.completed], [[], ['0008_case_chunks']]);
+      assert.deepEqual([restarted.applied, restarted.completed], [[], ['0008_case_chunks', '0011_case_chunks_year']]);
       await vectorProbe.check(AbortSignal.timeout(5_000));
       assert.deepEqual(await indexes(), [
         'case_chunks_case_number_idx',
@@ -91,6 +92,7 @@ describe('a PostgreSQL migrated before pgvector could be created', { skip: postg
         'case_chunks_judges_idx',
         'case_chunks_pk',
         'case_chunks_use_lite_512_hnsw_idx',
+        'case_chunks_year_idx',
       ]);
       const owner = await sql<{ owner: string }>`select tableowner as owner from pg_tables where tablename = 'case_chunks'`.execute(
         service.db,

@@ -201,9 +201,11 @@ for (const factory of databases)
 
     test('the deepest accepted page walks the HNSW index, never a scan, and a deeper one is refused before any SQL', async () => {
       const explain = new ExplainRankedQueries();
+      // exactFilteredMax 0: every filter here is walked (the test corpus is small enough for any filter to be ranked exactly).
       const explained = new PostgresVectorIndex(database.db.withPlugin(explain), {
         model: embedder.model,
         dimensions: embedder.dimensions,
+        exactFilteredMax: 0,
       });
       const vector = parse((await chunkOf('sc-inabs-232')).embedding);
       const limit = 100;
@@ -222,8 +224,45 @@ for (const factory of databases)
       assert.deepEqual(explain.plans, []);
     });
 
+    test('a filter keeping few chunks is ranked exactly through its own index, a broader one walks the graph', async () => {
+      const probe = await chunkOf('sc-inabs-314');
+      const vector = parse(probe.embedding);
+      const distance = sql`(embedding::vector(512)) <=> ${probe.embedding}::vector(512)`;
+      const busiest = await sql<{ year: number; n: number }>`select decision_year as year, count(*)::int as n from case_chunks
+        where decision_year is not null and not withheld group by 1 order by 2 desc, 1 limit 1`.execute(database.db);
+      const year = busiest.rows[0];
+      assert.ok(year && year.n > 1);
+      const exact = await sql<{ caseId: string }>`select case_id from case_chunks where model = 'use-lite-512' and decision_year = ${year.year}
+        and not withheld group by case_id order by min(${distance}), case_id`.execute(database.db);
+
+      const ranked = async (exactFilteredMax: number) => {
+        const options = { model: embedder.model, dimensions: embedder.dimensions, exactFilteredMax };
+        const query = { vector, filters: { years: [year.year] }, offset: 0, limit: 100 };
+        const result = await new PostgresVectorIndex(database.db, options).search(query);
+        // The same search again with its ranked statements explained instead of answered.
+        const explain = new ExplainRankedQueries();
+        await new PostgresVectorIndex(database.db.withPlugin(explain), options).search(query).catch(() => undefined);
+        return { result, plans: explain.plans };
+      };
+      const few = await ranked(year.n);
+      assert.deepEqual(
+        few.result.hits.map((h) => h.caseId),
+        exact.rows.map((r) => r.caseId),
+        'every case of the year, in exact order',
+      );
+      assert.equal(few.result.total, exact.rows.length);
+      assert.equal(few.result.exhausted, true);
+      assert.equal(few.plans.length, 1);
+      assert.doesNotMatch(few.plans[0] ?? '', /hnsw_idx|Seq Scan/, few.plans[0]);
+      assert.match(few.plans[0] ?? '', /case_chunks_(year|court_year)_idx/, few.plans[0]);
+
+      const many = await ranked(year.n - 1);
+      assert.ok(many.plans.length >= 1);
+      for (const plan of many.plans) assert.match(plan, /Index Scan using case_chunks_use_lite_512_hnsw_idx on case_chunks/, plan);
+    });
+
     test('a filter matching few chunks far from the query still fills the page, through the HNSW index', async () => {
-      const options = { model: embedder.model, dimensions: embedder.dimensions, efSearch: 10 };
+      const options = { model: embedder.model, dimensions: embedder.dimensions, efSearch: 10, exactFilteredMax: 0 };
       const forced = new PostgresVectorIndex(database.db, options);
       const probe = await chunkOf('sc-inabs-314');
       const vector = parse(probe.embedding);

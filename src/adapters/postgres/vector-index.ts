@@ -19,8 +19,14 @@
  * When a walk comes back short (the filters match few chunks, or the walk reached its
  * bound), the search's reach ends there: the page holds what was found and `total` is
  * exact for that reach. Nothing ranks the whole table: there is no exact-scan fallback.
- * The one exact ranking is by case number, read through the case-number index: a
- * handful of cases, whose chunks the walk might never reach however near they are.
+ * Two rankings are exact, each over a bounded set read through a btree or GIN index:
+ * - by case number: a handful of cases, whose chunks the walk might never reach however
+ *   near they are;
+ * - under a selective filter on an indexed column (court, year, judge, date): when at most
+ *   `exactFilteredMax` chunks pass it (counted first, through those indexes), all of them
+ *   are ranked. A walk would visit some hundred graph tuples for each chunk kept by a filter
+ *   keeping one in a hundred (measured: 53 ms p50 for a one-year filter at 100k vectors),
+ *   while ranking a few thousand chunks exactly takes a few milliseconds.
  *
  * Each model has its own partial HNSW index over the column cast to its dimension; the
  * model name and dimension are written into the SQL as literals (validated here) so the
@@ -44,6 +50,8 @@ export interface PostgresVectorIndexOptions {
   readonly maxScanTuples?: number;
   /** Candidate list size of the HNSW search (pgvector default 40; ours 100). */
   readonly efSearch?: number;
+  /** Most chunks a filter may keep to be ranked exactly instead of walked (default EXACT_FILTERED_MAX; 0: always walk). */
+  readonly exactFilteredMax?: number;
 }
 
 /** Chunks read per case wanted, on the first walk. */
@@ -53,6 +61,8 @@ const CHUNKS_PER_CASE = 4;
  * up to 20 chunks among the nearest, which a case rarely exceeds (its chunks differ).
  */
 const MAX_CANDIDATES = 20_000;
+/** Chunks a filter may keep for an exact ranking: a few milliseconds of distances, well under one walk's cost. */
+const EXACT_FILTERED_MAX = 5_000;
 /** Twice the candidates: room for the filters to reject half of what the walk visits. */
 const MAX_SCAN_TUPLES = 2 * MAX_CANDIDATES;
 const MODEL_NAME = /^[A-Za-z0-9._:/-]{1,100}$/;
@@ -123,7 +133,8 @@ export class PostgresVectorIndex implements VectorIndex {
     }
     const wanted = query.offset + query.limit + 1;
     const vector = `[${query.vector.join(',')}]`;
-    if (query.filters.caseNumbers?.length) return this.#page(await this.#byCaseNumber(vector, query.filters), query);
+    if (query.filters.caseNumbers?.length) return this.#page(await this.#exactly(vector, query.filters), query);
+    if (await this.#fewFiltered(query.filters)) return this.#page(await this.#exactly(vector, query.filters), query);
     const first = Math.min(wanted * CHUNKS_PER_CASE, MAX_CANDIDATES);
     const chunks = await this.#nearest(vector, query.filters, first);
     const cases = byCase(chunks);
@@ -169,10 +180,28 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   /**
-   * The named cases ranked exactly by their best chunk, read through the case-number index
-   * (a sequential scan is off, as in the walk): the work is the chunks of those cases.
+   * Whether the filters keep at most `exactFilteredMax` chunks, counted through the btree
+   * and GIN indexes of the filtered columns (no vectors read). Only a filter on an indexed
+   * column can be counted that way; one on case types alone is always walked.
    */
-  async #byCaseNumber(vector: string, filters: VectorFilters): Promise<Candidate[]> {
+  async #fewFiltered(f: VectorFilters): Promise<boolean> {
+    const max = this.options.exactFilteredMax ?? EXACT_FILTERED_MAX;
+    const indexed = Boolean(f.courtCodes?.length || f.years?.length || f.judges?.length) || f.fromDate !== undefined || f.toDate !== undefined;
+    if (max === 0 || !indexed) return false;
+    return this.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      const counted = await sql<{ n: number }>`select count(*)::int as n from (select 1 from case_chunks
+        where ${this.#where(f)} limit ${max + 1}) kept`.execute(trx);
+      return (counted.rows[0]?.n ?? 0) <= max;
+    });
+  }
+
+  /**
+   * Every chunk under the filters ranked exactly, each case by its best chunk, read through
+   * the filtered columns' indexes (a sequential scan is off, as in the walk). Called for a
+   * bounded set only: named case numbers, or a filter #fewFiltered counted.
+   */
+  async #exactly(vector: string, filters: VectorFilters): Promise<Candidate[]> {
     const distance = sql<number>`(embedding::${this.#vectorType}) <=> ${vector}::${this.#vectorType}`;
     return this.db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);

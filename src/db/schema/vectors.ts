@@ -39,6 +39,8 @@ export const caseChunks = pgTable(
       .using('hnsw', sql`(${t.embedding}::vector(512)) vector_cosine_ops`)
       .where(sql`${t.model} = 'use-lite-512'`),
     index('case_chunks_court_year_idx').on(t.courtCode, t.decisionYear),
+    // A year filter alone: the court-and-year index cannot serve it (its leading column is the court).
+    index('case_chunks_year_idx').on(t.decisionYear),
     index('case_chunks_judges_idx').using('gin', t.judges),
     index('case_chunks_case_number_idx').on(t.caseNumberKey),
     index('case_chunks_date_idx').on(t.decisionDate),
