@@ -86,7 +86,12 @@ async function benchStore(backend: ChargedBackend, adminUrl: string | undefined)
   if (backend === 'postgres') {
     if (!adminUrl) throw new Error('the PostgreSQL run needs TEST_DATABASE_URL');
     const database = await freshDatabase(adminUrl, 'bench_charged_hot');
-    return { db: database.db, serve: () => serveChild({ databaseUrl: database.url }), afterStop: async () => database.db, drop: database.drop };
+    return {
+      db: database.db,
+      serve: () => serveChild({ databaseUrl: database.url }),
+      afterStop: async () => database.db,
+      drop: database.drop,
+    };
   }
   const pglite = await freshPglite();
   return {
@@ -140,7 +145,9 @@ export async function benchChargedHot(
       const { rows } = await sql<{ charged: number; calls: number }>`
         select coalesce(sum(amount), 0)::int as charged, count(*)::int as calls from credit_charges`.execute(db);
       const { rows: commits } = await sql<{ events: number; commits: number }>`
-        select count(*)::int as events, count(distinct transaction_id)::int as commits from events where stream_id like 'credit-ledger-%'`.execute(db);
+        select count(*)::int as events, count(distinct transaction_id)::int as commits from events where stream_id like 'credit-ledger-%'`.execute(
+        db,
+      );
       // Ledger against its read models and every charge against its request's audit row (ClickHouse usage is not run here).
       const report = await reconcileLedger({ db, analytics: null }, {});
       return {
@@ -169,7 +176,13 @@ export async function benchChargedHot(
 export function printChargedHot(f: ChargedHotFigures): string {
   const row = (name: string, r: WrkResult) => [name, r.perSecond.toFixed(0), r.p50Ms.toFixed(2), r.p99Ms.toFixed(2), String(r.failures)];
   return table([
-    [`GET /cases/:id (1 credit), ${f.backend === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded default)'}`, 'req/s', 'p50 ms', 'p99 ms', 'non-2xx'],
+    [
+      `GET /cases/:id (1 credit), ${f.backend === 'postgres' ? 'PostgreSQL' : 'PGlite (embedded default)'}`,
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'non-2xx',
+    ],
     row('one hot account, 32 connections', f.hot32),
     row('one hot account, 4 connections', f.hot4),
     row(`${String(ACCOUNTS)} accounts, 32 connections`, f.spread32),
@@ -178,7 +191,9 @@ export function printChargedHot(f: ChargedHotFigures): string {
 
 if (import.meta.url === `file://${process.argv[1]}`) {
   const adminUrl = process.env.TEST_DATABASE_URL;
-  const backends = (process.env.CHARGED_HOT_BACKENDS ?? (adminUrl ? 'postgres,pglite' : 'pglite')).split(',').map((b) => b.trim()) as ChargedBackend[];
+  const backends = (process.env.CHARGED_HOT_BACKENDS ?? (adminUrl ? 'postgres,pglite' : 'pglite'))
+    .split(',')
+    .map((b) => b.trim()) as ChargedBackend[];
   for (const backend of backends) {
     const figures = await benchChargedHot(backend, adminUrl, {
       runs: Number(process.env.CHARGED_HOT_RUNS ?? 3),

@@ -183,7 +183,9 @@ async function benchBackend(adminUrl: string, corpusDir: string, backend: Overhe
 }
 
 export async function searchOverheadBench(adminUrl: string, corpusDir: string): Promise<OverheadFigures> {
-  const backends = (process.env.SEARCH_OVERHEAD_BACKENDS ?? 'meilisearch,postgres').split(',').map((b) => b.trim()) as OverheadRow['backend'][];
+  const backends = (process.env.SEARCH_OVERHEAD_BACKENDS ?? 'meilisearch,postgres')
+    .split(',')
+    .map((b) => b.trim()) as OverheadRow['backend'][];
   const rows: OverheadRow[] = [];
   const mix: MixLatency[] = [];
   for (const backend of backends) {

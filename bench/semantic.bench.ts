@@ -305,7 +305,8 @@ async function measure(
 }
 
 export async function vectorIndexAt(size: number, backend: VectorBackend, adminUrl?: string): Promise<IndexFigures> {
-  if (backend === 'postgres' && adminUrl === undefined) throw new Error('the PostgreSQL vector bench needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
+  if (backend === 'postgres' && adminUrl === undefined)
+    throw new Error('the PostgreSQL vector bench needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
   const { database, drop } = backend === 'postgres' && adminUrl !== undefined ? await openBenchPostgres(adminUrl) : await openBenchPglite();
   try {
     const db = database.db;

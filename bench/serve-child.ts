@@ -168,7 +168,9 @@ export interface ChildService {
 /** CPU seconds the process has used (user and system), from /proc. */
 function cpuSeconds(pid: number): number {
   // Fields after the command name (which may hold spaces), 1-based 14 and 15: utime, stime in clock ticks.
-  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  const fields = readFileSync(`/proc/${String(pid)}/stat`, 'utf8')
+    .split(') ')[1]!
+    .split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 

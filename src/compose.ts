@@ -142,7 +142,10 @@ export async function composeService(
   const adminToken =
     config.ADMIN_TOKEN ?? (config.DATABASE_URL === undefined ? loadOrCreateSecret(ADMIN_TOKEN_FILE(config.DATA_DIR)) : undefined);
   if (config.ADMIN_TOKEN === undefined && adminToken !== undefined) {
-    logger.info({ file: ADMIN_TOKEN_FILE(config.DATA_DIR) }, 'admin API on, with the local admin token in this file (court-records dev seed reads it)');
+    logger.info(
+      { file: ADMIN_TOKEN_FILE(config.DATA_DIR) },
+      'admin API on, with the local admin token in this file (court-records dev seed reads it)',
+    );
   }
   const application = wireApplication({
     db: database.db,

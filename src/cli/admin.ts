@@ -282,9 +282,7 @@ export async function runAdmin(argv: readonly string[], io: AdminIo): Promise<nu
   return 0;
 }
 
-export type AdminResult =
-  | { readonly data: Readonly<Record<string, unknown>> }
-  | { readonly failure: string; readonly usage: boolean };
+export type AdminResult = { readonly data: Readonly<Record<string, unknown>> } | { readonly failure: string; readonly usage: boolean };
 
 /** One admin API call: its `data` object, or one line saying why not (a bad URL counts as usage). */
 export async function callAdmin(baseUrl: string, token: string, request: AdminRequest, fetcher: AdminIo['fetch']): Promise<AdminResult> {

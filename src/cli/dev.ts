@@ -108,14 +108,20 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
   if ('failure' in user) return failed(io, user.failure, user.usage);
   const userId = String(user.data.userId);
   const path = `/admin/users/${encodeURIComponent(userId)}`;
-  const grant = await call({ method: 'POST', path: `${path}/credits`, body: { amount: seed.credits, source: 'grant', note: 'court-records dev seed' } });
+  const grant = await call({
+    method: 'POST',
+    path: `${path}/credits`,
+    body: { amount: seed.credits, source: 'grant', note: 'court-records dev seed' },
+  });
   if ('failure' in grant) return failed(io, grant.failure, grant.usage);
   const key = await call({ method: 'POST', path: `${path}/keys`, body: { name: 'quickstart' } });
   if ('failure' in key) return failed(io, key.failure, key.usage);
   const fullKey = String(key.data.fullKey);
 
   if (seed.json) {
-    io.stdout.write(`${JSON.stringify({ userId, email, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, apiRoot: seed.apiRoot })}\n`);
+    io.stdout.write(
+      `${JSON.stringify({ userId, email, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, apiRoot: seed.apiRoot })}\n`,
+    );
     return 0;
   }
   const header = quoted(`X-API-Key: ${fullKey}`);

@@ -14,7 +14,9 @@ async function recordingServer(): Promise<{ url: string; seen: IncomingHttpHeade
   const seen: IncomingHttpHeaders[] = [];
   const server = createServer((req, res) => {
     seen.push(req.headers);
-    res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ status: 'available', hits: [], estimatedTotalHits: 0 }));
+    res
+      .writeHead(200, { 'Content-Type': 'application/json' })
+      .end(JSON.stringify({ status: 'available', hits: [], estimatedTotalHits: 0 }));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {

@@ -35,7 +35,9 @@ describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl 
     const opened = await openPostgres(postgresAdminUrl as string, { max: 1 });
     const admin = postgres(postgresAdminUrl as string, { max: 1, onnotice: () => undefined });
     try {
-      const { rows: [me] } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db);
+      const {
+        rows: [me],
+      } = await sql<{ pid: number }>`select pg_backend_pid() as pid`.execute(opened.db);
       // 2,000 rows of 200 bytes overflow the server's send buffer, so most reach the
       // client before the pause at the last row, where the backend is ended.
       const streaming = sql`select g, repeat('x', 200) as pad, case when g = 2000 then pg_sleep(30) end as pause
@@ -60,38 +62,42 @@ describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl 
   });
 });
 
-describe('postgres.js losing a reserved connection while it fetches its array types', { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false }, () => {
-  it('leaves no unhandled rejection and serves the reserve on the next connection', async () => {
-    const proxy = await cuttingProxy(new URL(postgresAdminUrl as string), 'typarray', 1);
-    const unhandled: unknown[] = [];
-    const record = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', record);
-    const url = new URL(postgresAdminUrl as string);
-    url.host = `127.0.0.1:${String(proxy.port)}`;
-    const client = postgres(url.toString(), { max: 1, onnotice: () => undefined, connect_timeout: 5 });
-    try {
-      const reserving = client.reserve().then(
-        (reserved) => {
-          reserved.release();
-          return 'reserved';
-        },
-        (error: unknown) => error,
-      );
-      const outcome = await Promise.race([reserving, new Promise((resolve) => setTimeout(() => resolve('pending'), 3_000))]);
-      assert.equal(proxy.cuts(), 1, 'the proxy cut the connection at the types query');
-      assert.equal(outcome, 'reserved');
-      // Unhandled rejections are reported after the microtask queue drains: give them a turn.
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      assert.deepEqual(unhandled, []);
-      const rows = await client`select n from generate_series(1, 3) n`;
-      assert.deepEqual([...rows], [{ n: 1 }, { n: 2 }, { n: 3 }]);
-    } finally {
-      process.off('unhandledRejection', record);
-      await client.end({ timeout: 1 });
-      await proxy.close();
-    }
-  });
-});
+describe(
+  'postgres.js losing a reserved connection while it fetches its array types',
+  { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false },
+  () => {
+    it('leaves no unhandled rejection and serves the reserve on the next connection', async () => {
+      const proxy = await cuttingProxy(new URL(postgresAdminUrl as string), 'typarray', 1);
+      const unhandled: unknown[] = [];
+      const record = (reason: unknown) => unhandled.push(reason);
+      process.on('unhandledRejection', record);
+      const url = new URL(postgresAdminUrl as string);
+      url.host = `127.0.0.1:${String(proxy.port)}`;
+      const client = postgres(url.toString(), { max: 1, onnotice: () => undefined, connect_timeout: 5 });
+      try {
+        const reserving = client.reserve().then(
+          (reserved) => {
+            reserved.release();
+            return 'reserved';
+          },
+          (error: unknown) => error,
+        );
+        const outcome = await Promise.race([reserving, new Promise((resolve) => setTimeout(() => resolve('pending'), 3_000))]);
+        assert.equal(proxy.cuts(), 1, 'the proxy cut the connection at the types query');
+        assert.equal(outcome, 'reserved');
+        // Unhandled rejections are reported after the microtask queue drains: give them a turn.
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        assert.deepEqual(unhandled, []);
+        const rows = await client`select n from generate_series(1, 3) n`;
+        assert.deepEqual([...rows], [{ n: 1 }, { n: 2 }, { n: 3 }]);
+      } finally {
+        process.off('unhandledRejection', record);
+        await client.end({ timeout: 1 });
+        await proxy.close();
+      }
+    });
+  },
+);
 
 /**
  * A TCP proxy to the server that ends both sides of a connection the moment the client

@@ -232,7 +232,9 @@ for (const factory of databases)
         where decision_year is not null and not withheld group by 1 order by 2 desc, 1 limit 1`.execute(database.db);
       const year = busiest.rows[0];
       assert.ok(year && year.n > 1);
-      const exact = await sql<{ caseId: string }>`select case_id from case_chunks where model = 'use-lite-512' and decision_year = ${year.year}
+      const exact = await sql<{
+        caseId: string;
+      }>`select case_id from case_chunks where model = 'use-lite-512' and decision_year = ${year.year}
         and not withheld group by case_id order by min(${distance}), case_id`.execute(database.db);
 
       const ranked = async (exactFilteredMax: number) => {

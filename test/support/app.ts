@@ -107,7 +107,7 @@ export interface TestAppOptions {
   readonly remoteFetchAllowlist?: readonly string[];
   readonly scDocumentsBaseUrl?: string;
   readonly consolidatedDeadlineSeconds?: number;
-  /** The Temporal payload codec the ops codec endpoint serves (only mounted with an admin token). */
+  /** The Temporal payload codec of the ops codec endpoint, mounted when this and adminToken are given. */
   readonly codec?: PayloadCodec;
   /** Party-name retrieval of the litigation check; defaults to the PostgreSQL index over `db`. */
   readonly parties?: PartySearchIndex;
@@ -308,7 +308,8 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       basePath: BASE,
     },
     temporalCodec: {
-      adminToken: undefined,
+      // Mounted like the service's when the test hands it a codec, on the admin token.
+      adminToken: options.codec === undefined ? undefined : options.adminToken,
       attempts: adminTokenAttempts,
       codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p },
       uiOrigins: [],

@@ -186,7 +186,8 @@ export class PostgresVectorIndex implements VectorIndex {
    */
   async #fewFiltered(f: VectorFilters): Promise<boolean> {
     const max = this.options.exactFilteredMax ?? EXACT_FILTERED_MAX;
-    const indexed = Boolean(f.courtCodes?.length || f.years?.length || f.judges?.length) || f.fromDate !== undefined || f.toDate !== undefined;
+    const indexed =
+      Boolean(f.courtCodes?.length || f.years?.length || f.judges?.length) || f.fromDate !== undefined || f.toDate !== undefined;
     if (max === 0 || !indexed) return false;
     return this.db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);

@@ -85,6 +85,7 @@ const AuditResponse = envelope(
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'listAuditEvents',
     method: 'get',
     path: '/audit',
     tags: ['Account'],

@@ -26,6 +26,7 @@ const MeSchema = z
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getMe',
     method: 'get',
     path: '/me',
     tags: ['Account'],

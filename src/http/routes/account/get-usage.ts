@@ -55,6 +55,7 @@ const UsageSchema = envelope(
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getUsage',
     method: 'get',
     path: '/usage',
     tags: ['Account'],

@@ -14,6 +14,7 @@ import { envelope } from '../../envelope.ts';
 const Restricted = envelope(z.object({ caseId: z.string(), restricted: z.literal(true) })).openapi('AdminCaseRestricted');
 
 const route = createRoute({
+  operationId: 'adminRestrictCase',
   method: 'post',
   path: '/admin/cases/{caseId}/restrict',
   tags: ['Admin'],

@@ -16,6 +16,7 @@ const Deactivated = envelope(z.object({ organizationId: z.string(), status: z.li
 );
 
 const route = createRoute({
+  operationId: 'adminDeactivateOrganization',
   method: 'post',
   path: '/admin/organizations/{organizationId}/deactivate',
   tags: ['Admin'],

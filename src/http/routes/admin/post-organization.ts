@@ -24,6 +24,7 @@ const Created = envelope(z.object({ organizationId: z.string().openapi({ example
 );
 
 const route = createRoute({
+  operationId: 'adminCreateOrganization',
   method: 'post',
   path: '/admin/organizations',
   tags: ['Admin'],

@@ -38,6 +38,7 @@ const Granted = envelope(
 ).openapi('AdminCreditsGranted');
 
 const route = createRoute({
+  operationId: 'adminGrantCredits',
   method: 'post',
   path: '/admin/users/{userId}/credits',
   tags: ['Admin'],

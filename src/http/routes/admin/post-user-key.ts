@@ -35,6 +35,7 @@ const Issued = envelope(
 ).openapi('AdminKeyIssued');
 
 const route = createRoute({
+  operationId: 'adminCreateUserKey',
   method: 'post',
   path: '/admin/users/{userId}/keys',
   tags: ['Admin'],

@@ -39,6 +39,7 @@ const Created = envelope(
 ).openapi('AdminUserCreated');
 
 const route = createRoute({
+  operationId: 'adminCreateUser',
   method: 'post',
   path: '/admin/users',
   tags: ['Admin'],

@@ -30,6 +30,7 @@ const AllowlistSet = envelope(z.object({ organizationId: z.string(), allowlist: 
 );
 
 const route = createRoute({
+  operationId: 'adminSetOrganizationAllowlist',
   method: 'put',
   path: '/admin/organizations/{organizationId}/allowlist',
   tags: ['Admin'],

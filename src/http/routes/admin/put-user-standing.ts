@@ -21,6 +21,7 @@ const Body = z
 const StandingSet = envelope(z.object({ userId: z.string(), standing: z.enum(STANDINGS) })).openapi('AdminStandingSet');
 
 const route = createRoute({
+  operationId: 'adminSetUserStanding',
   method: 'put',
   path: '/admin/users/{userId}/standing',
   tags: ['Admin'],

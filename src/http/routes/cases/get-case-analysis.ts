@@ -41,6 +41,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getCaseAnalysis',
     method: 'get',
     path: '/cases/{id}/analysis',
     tags: ['Analysis'],

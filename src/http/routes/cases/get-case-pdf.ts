@@ -57,6 +57,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getCasePdf',
     method: 'get',
     path: '/cases/{id}/pdf',
     tags: ['Cases'],

@@ -60,6 +60,7 @@ const CaseResponse = z
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getCase',
     method: 'get',
     path: '/cases/{id}',
     tags: ['Cases'],

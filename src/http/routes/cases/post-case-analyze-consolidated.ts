@@ -47,6 +47,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'analyzeCaseConsolidated',
     method: 'post',
     path: '/cases/{id}/analyze-consolidated',
     tags: ['Analysis'],

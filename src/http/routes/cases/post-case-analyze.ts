@@ -77,6 +77,7 @@ const Existing = z
 
 const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'analyzeCase',
     method: 'post',
     path: '/cases/{id}/analyze',
     tags: ['Analysis'],

@@ -56,6 +56,8 @@ const CoverageResponse = z
   .openapi('Coverage');
 
 const route = createRoute({
+  operationId: 'getCoverage',
+  security: [],
   method: 'get',
   path: '/coverage',
   tags: ['Public'],

@@ -18,6 +18,8 @@ export interface GetDocumentDeps {
 }
 
 const route = createRoute({
+  operationId: 'getDocument',
+  security: [],
   method: 'get',
   path: '/documents/{folder}/{name}',
   tags: ['Public'],

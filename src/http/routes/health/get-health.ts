@@ -60,6 +60,8 @@ const DeepSchema = z
   .openapi('HealthDeep');
 
 const route = createRoute({
+  operationId: 'getHealth',
+  security: [],
   method: 'get',
   path: '/health',
   tags: ['Public'],

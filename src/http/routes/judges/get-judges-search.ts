@@ -61,6 +61,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'searchJudges',
     method: 'get',
     path: '/judges/search',
     tags: ['Judges'],

@@ -133,6 +133,7 @@ const BEARER_OR_FORM: Record<string, string[]>[] = [{ AdminToken: [] }, {}];
 
 function routes(path: string) {
   const open = createRoute({
+    operationId: 'openTemporalCodecSession',
     method: 'post',
     path: `${path}/session`,
     tags: ['Ops'],
@@ -163,6 +164,8 @@ function routes(path: string) {
     },
   });
   const close = createRoute({
+    operationId: 'closeTemporalCodecSession',
+    security: [],
     method: 'delete',
     path: `${path}/session`,
     tags: ['Ops'],
@@ -170,6 +173,8 @@ function routes(path: string) {
     responses: { 204: { description: 'Session cookie cleared.' } },
   });
   const login = createRoute({
+    operationId: 'getTemporalCodecLoginForm',
+    security: [],
     method: 'get',
     path: `${path}/login`,
     tags: ['Ops'],

@@ -63,6 +63,7 @@ const ADMIN_SECURITY: Record<string, string[]>[] = [{ AdminToken: [] }, { CodecS
 
 function codecRoute(operation: 'encode' | 'decode') {
   return createRoute({
+    operationId: operation === 'decode' ? 'decodeTemporalPayloads' : 'encodeTemporalPayloads',
     method: 'post',
     path: `${TEMPORAL_CODEC_PATH}/${operation}`,
     tags: ['Ops'],

@@ -100,6 +100,7 @@ function clientRefOf(item: unknown): string | null {
 
 const route = (auth: MiddlewareHandler<AppEnv>, tierGate: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'screenPartyBatch',
     method: 'post',
     path: '/party/screen/batch',
     tags: ['Litigation check'],

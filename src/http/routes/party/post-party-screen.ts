@@ -37,6 +37,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'screenParty',
     method: 'post',
     path: '/party/screen',
     tags: ['Litigation check'],

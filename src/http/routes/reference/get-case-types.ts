@@ -4,6 +4,7 @@ import { CaseTypesReferenceSchema } from '../../../reference/schemas.ts';
 import { referenceRoute } from './reference-route.ts';
 
 export const registerGetCaseTypes = referenceRoute({
+  operationId: 'listCaseTypes',
   path: '/reference/case-types',
   summary: 'Case-type taxonomy accepted by the caseType filter',
   description: 'Each label with every code it expands to, and the courts that use them.',

@@ -4,6 +4,7 @@ import { CourtsReferenceSchema } from '../../../reference/schemas.ts';
 import { referenceRoute } from './reference-route.ts';
 
 export const registerGetCourts = referenceRoute({
+  operationId: 'listCourts',
   path: '/reference/courts',
   summary: 'Court hierarchy accepted by the court filter',
   description: 'The Supreme Court, every High Court with its benches, the district courts (one node) and the main tribunals.',

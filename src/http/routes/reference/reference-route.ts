@@ -10,6 +10,7 @@ import { prepareStaticJson, sendStaticJson } from './static-json.ts';
 
 export interface ReferenceRouteOptions<S extends z.ZodType> {
   readonly path: `/reference/${string}`;
+  readonly operationId: string;
   readonly summary: string;
   readonly description: string;
   readonly schema: S;
@@ -18,6 +19,8 @@ export interface ReferenceRouteOptions<S extends z.ZodType> {
 
 export function referenceRoute<S extends z.ZodType>(options: ReferenceRouteOptions<S>) {
   const route = createRoute({
+    operationId: options.operationId,
+    security: [],
     method: 'get',
     path: options.path,
     tags: ['Reference'],

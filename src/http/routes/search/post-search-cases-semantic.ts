@@ -173,6 +173,7 @@ const Failure = CodedErrorSchema.extend({
 
 const route = (auth: MiddlewareHandler<AppEnv>, entitled: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'searchCasesSemantic',
     method: 'post',
     path: '/search/cases/semantic',
     tags: ['Search'],

@@ -136,6 +136,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'searchCases',
     method: 'post',
     path: '/search/cases',
     tags: ['Search'],

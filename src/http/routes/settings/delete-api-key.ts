@@ -23,6 +23,7 @@ const RevokeData = z
   .openapi('RevokeApiKeyResult');
 
 const route = createRoute({
+  operationId: 'revokeApiKey',
   method: 'delete',
   path: '/api/settings/api-keys/{id}',
   tags: ['Dashboard'],

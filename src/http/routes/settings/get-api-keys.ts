@@ -35,6 +35,7 @@ const KeySummary = z
   .openapi('ApiKeySummary');
 
 const route = createRoute({
+  operationId: 'listApiKeys',
   method: 'get',
   path: '/api/settings/api-keys',
   tags: ['Dashboard'],

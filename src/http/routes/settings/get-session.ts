@@ -18,6 +18,7 @@ const SessionData = z
   .openapi('DashboardSession');
 
 const route = createRoute({
+  operationId: 'getSession',
   method: 'get',
   path: '/api/settings/session',
   tags: ['Dashboard'],

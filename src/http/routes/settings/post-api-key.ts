@@ -23,6 +23,7 @@ const CreateKeyBody = z
   .openapi('CreateApiKeyRequest');
 
 const route = createRoute({
+  operationId: 'createApiKey',
   method: 'post',
   path: '/api/settings/api-keys',
   tags: ['Dashboard'],

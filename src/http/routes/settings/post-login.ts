@@ -37,6 +37,8 @@ const LoginData = z
   .openapi('LoginResult');
 
 const route = createRoute({
+  operationId: 'login',
+  security: [],
   method: 'post',
   path: '/api/settings/login',
   tags: ['Dashboard'],

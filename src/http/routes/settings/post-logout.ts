@@ -17,6 +17,7 @@ export interface LogoutDeps {
 }
 
 const route = createRoute({
+  operationId: 'logout',
   method: 'post',
   path: '/api/settings/logout',
   tags: ['Dashboard'],

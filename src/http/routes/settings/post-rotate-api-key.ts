@@ -33,6 +33,7 @@ const RotateData = z
   .openapi('RotateApiKeyResult');
 
 const route = createRoute({
+  operationId: 'rotateApiKey',
   method: 'post',
   path: '/api/settings/api-keys/{id}/rotate',
   tags: ['Dashboard'],

@@ -34,6 +34,7 @@ const Response = z
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'getTimelineRequest',
     method: 'get',
     path: '/request-timeline/{requestId}',
     tags: ['Timeline'],

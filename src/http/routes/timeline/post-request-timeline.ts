@@ -92,6 +92,7 @@ const liveFetchGate =
 
 const route = (auth: MiddlewareHandler<AppEnv>, gate: MiddlewareHandler<AppEnv>, idempotency: MiddlewareHandler<AppEnv>) =>
   createRoute({
+    operationId: 'requestTimeline',
     method: 'post',
     path: '/request-timeline',
     tags: ['Timeline'],

@@ -1,0 +1,104 @@
+/**
+ * The OpenAPI documents the service serves (the API's, and the whole surface's with the
+ * dashboard, admin and ops routes mounted) pass Redocly CLI's recommended rules
+ * (redocly.yaml) with no error and no warning, and every operation has an operationId,
+ * unique across the surface: the SDK's method names.
+ */
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createPayloadCodec, parseCodecKeyring } from '../../src/adapters/temporal/payload-codec.ts';
+import { buildTestApp } from '../support/app.ts';
+import { databases, type TestDatabase } from '../support/databases.ts';
+
+const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
+
+interface Document {
+  readonly paths: Record<string, Partial<Record<(typeof METHODS)[number], { operationId?: string }>>>;
+}
+
+function operations(document: Document): { where: string; operationId: string | undefined }[] {
+  return Object.entries(document.paths).flatMap(([path, item]) =>
+    METHODS.flatMap((method) => {
+      const operation = item[method];
+      return operation === undefined ? [] : [{ where: `${method.toUpperCase()} ${path}`, operationId: operation.operationId }];
+    }),
+  );
+}
+
+describe('OpenAPI documents', () => {
+  let database: TestDatabase;
+  let dir: string;
+  const served: Record<'api' | 'root', Document> = { api: { paths: {} }, root: { paths: {} } };
+
+  before(async () => {
+    const pglite = databases.find((d) => d.name === 'pglite');
+    assert.ok(pglite);
+    database = await pglite.open();
+    const { app } = buildTestApp({
+      db: database.db,
+      adminToken: 'openapi-lint-admin-token-0123456789',
+      codec: createPayloadCodec(parseCodecKeyring(`k1:${Buffer.alloc(32, 7).toString('base64')}`)),
+    });
+    dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
+    for (const [name, path] of [
+      ['api', '/api/v1/prod/openapi.json'],
+      ['root', '/openapi.json'],
+    ] as const) {
+      const res = await app.request(path);
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      writeFileSync(join(dir, `${name}.json`), text);
+      served[name] = JSON.parse(text) as Document;
+    }
+  });
+  after(async () => {
+    rmSync(dir, { recursive: true, force: true });
+    await database.close();
+  });
+
+  it('mounts the admin and ops routes in the whole surface’s document', () => {
+    const paths = Object.keys(served.root.paths);
+    assert.ok(paths.some((p) => p.startsWith('/admin/')));
+    assert.ok(paths.some((p) => p.startsWith('/ops/temporal-codec')));
+    assert.ok(paths.some((p) => p.startsWith('/api/settings/')));
+  });
+
+  it('gives every operation an operationId, unique across the surface', () => {
+    const all = operations(served.root);
+    assert.ok(all.length >= 40, `${String(all.length)} operations`);
+    assert.deepEqual(
+      all.filter((o) => o.operationId === undefined).map((o) => o.where),
+      [],
+    );
+    const ids = all.map((o) => o.operationId);
+    assert.equal(new Set(ids).size, ids.length, 'operationIds repeat');
+    // The API's own document is a subset with the same ids.
+    const api = operations(served.api);
+    assert.ok(api.every((o) => o.operationId !== undefined && ids.includes(o.operationId)));
+  });
+
+  it('passes Redocly’s recommended rules with no error and no warning', () => {
+    const run = spawnSync(
+      process.execPath,
+      [
+        'node_modules/@redocly/cli/bin/cli.js',
+        'lint',
+        '--config',
+        'redocly.yaml',
+        '--format',
+        'summary',
+        join(dir, 'api.json'),
+        join(dir, 'root.json'),
+      ],
+      { encoding: 'utf8', timeout: 120_000, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
+    );
+    const output = `${run.stdout}\n${run.stderr}`;
+    assert.equal(run.status, 0, output);
+    assert.doesNotMatch(output, /\b(error|warning)\s+[a-z-]+: \d+/, output);
+    assert.match(output, /Your API descriptions are valid/, output);
+  });
+});
