@@ -23,6 +23,7 @@ import { registerGetAudit, type AuditDeps } from './routes/account/get-audit.ts'
 import { registerGetUsage, type UsageDeps } from './routes/account/get-usage.ts';
 import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
 import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
+import { declareResponseHeaders } from './openapi-headers.ts';
 import { renderError } from './render-error.ts';
 import { registerDocs } from './routes/docs/get-docs.ts';
 import { registerGetCoverage, type CoverageDeps } from './routes/coverage/get-coverage.ts';
@@ -99,6 +100,12 @@ const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c)
  * of every route, some 70 ms of one thread, which a request for it would otherwise hold
  * the event loop for each time.
  */
+/** The unkeyed paths limited per address (publicRateLimit): their answers carry RateLimit-* too. */
+const DOCUMENTED_LIMITS = {
+  limitedPaths: (path: string) =>
+    /\/(reference|documents)\//.test(path) || path.endsWith('/api/settings/login') || path.endsWith('/ops/temporal-codec/session'),
+};
+
 function serveDocument(app: App, generate: () => unknown): void {
   let document: string | undefined;
   app.get('/openapi.json', (c) => {
@@ -187,15 +194,18 @@ export function createApp(deps: AppDeps): App {
   });
 
   serveDocument(api, () =>
-    api.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: {
-        title: 'Court Records Research API',
-        version: deps.version,
-        description: 'Research API over Indian court records. Prices are in credits (10 credits = Rs 1).',
-      },
-      servers: [{ url: deps.basePath }],
-    }),
+    declareResponseHeaders(
+      api.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: {
+          title: 'Court Records Research API',
+          version: deps.version,
+          description: 'Research API over Indian court records. Prices are in credits (10 credits = Rs 1).',
+        },
+        servers: [{ url: deps.basePath }],
+      }),
+      DOCUMENTED_LIMITS,
+    ),
   );
   root.route(deps.basePath, api);
   // Slows password guessing: login answers at most PUBLIC_RATE_LIMIT_PER_MINUTE per address.
@@ -207,11 +217,14 @@ export function createApp(deps: AppDeps): App {
   registerTemporalCodec(root, deps.temporalCodec);
   // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
   serveDocument(root, () =>
-    root.getOpenAPI31Document({
-      openapi: '3.1.0',
-      info: { title: 'Court Records Research API: API, dashboard and admin routes', version: deps.version },
-      servers: [{ url: '/' }],
-    }),
+    declareResponseHeaders(
+      root.getOpenAPI31Document({
+        openapi: '3.1.0',
+        info: { title: 'Court Records Research API: API, dashboard and admin routes', version: deps.version },
+        servers: [{ url: '/' }],
+      }),
+      DOCUMENTED_LIMITS,
+    ),
   );
   registerDocs(root, { openApiUrl: `${deps.basePath}/openapi.json`, scalarBundle: deps.scalarBundle });
   return root;

@@ -1,8 +1,9 @@
 /**
  * The OpenAPI documents the service serves (the API's, and the whole surface's with the
  * dashboard, admin and ops routes mounted) pass Redocly CLI's recommended rules
- * (redocly.yaml) with no error and no warning, and every operation has an operationId,
- * unique across the surface: the SDK's method names.
+ * (redocly.yaml) with no error and no warning, every operation has an operationId,
+ * unique across the surface (the SDK's method names), and the headers clients read (request
+ * id, rate limit, credits, Retry-After) are declared where the service sends them.
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -16,8 +17,17 @@ import { databases, type TestDatabase } from '../support/databases.ts';
 
 const METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options', 'trace'] as const;
 
+interface Operation {
+  operationId?: string;
+  responses?: Record<string, { headers?: Record<string, unknown> }>;
+}
+
 interface Document {
-  readonly paths: Record<string, Partial<Record<(typeof METHODS)[number], { operationId?: string }>>>;
+  readonly paths: Record<string, Partial<Record<(typeof METHODS)[number], Operation>>>;
+}
+
+function headersOf(document: Document, method: (typeof METHODS)[number], path: string, status: string): string[] {
+  return Object.keys(document.paths[path]?.[method]?.responses?.[status]?.headers ?? {}).sort();
 }
 
 function operations(document: Document): { where: string; operationId: string | undefined }[] {
@@ -32,17 +42,18 @@ function operations(document: Document): { where: string; operationId: string | 
 describe('OpenAPI documents', () => {
   let database: TestDatabase;
   let dir: string;
+  let app: ReturnType<typeof buildTestApp>['app'];
   const served: Record<'api' | 'root', Document> = { api: { paths: {} }, root: { paths: {} } };
 
   before(async () => {
     const pglite = databases.find((d) => d.name === 'pglite');
     assert.ok(pglite);
     database = await pglite.open();
-    const { app } = buildTestApp({
+    ({ app } = buildTestApp({
       db: database.db,
       adminToken: 'openapi-lint-admin-token-0123456789',
       codec: createPayloadCodec(parseCodecKeyring(`k1:${Buffer.alloc(32, 7).toString('base64')}`)),
-    });
+    }));
     dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
     for (const [name, path] of [
       ['api', '/api/v1/prod/openapi.json'],
@@ -79,6 +90,35 @@ describe('OpenAPI documents', () => {
     // The API's own document is a subset with the same ids.
     const api = operations(served.api);
     assert.ok(api.every((o) => o.operationId !== undefined && ids.includes(o.operationId)));
+  });
+
+  it('declares the headers clients read where the service sends them', async () => {
+    const api = served.api;
+    assert.deepEqual(headersOf(api, 'get', '/health', '200'), ['X-Request-Id']);
+    assert.deepEqual(headersOf(api, 'get', '/cases/{id}', '200'), [
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'X-Credits-Charged',
+      'X-Credits-Remaining',
+      'X-Request-Id',
+    ]);
+    assert.deepEqual(headersOf(api, 'get', '/cases/{id}', '429'), [
+      'RateLimit-Limit',
+      'RateLimit-Remaining',
+      'RateLimit-Reset',
+      'Retry-After',
+      'X-Request-Id',
+    ]);
+    assert.ok(headersOf(api, 'get', '/reference/courts', '200').includes('RateLimit-Remaining'));
+    assert.ok(headersOf(api, 'get', '/reference/courts', '200').includes('ETag'), 'a route’s own headers are kept');
+    // What is declared is sent: the public routes' answers, as served.
+    const health = await app.request('/api/v1/prod/health');
+    assert.ok(health.headers.get('X-Request-Id'));
+    const courts = await app.request('/api/v1/prod/reference/courts');
+    for (const name of headersOf(api, 'get', '/reference/courts', '200')) {
+      assert.ok(courts.headers.get(name), `${name} declared but not sent`);
+    }
   });
 
   it('passes Redocly’s recommended rules with no error and no warning', () => {
