@@ -27,6 +27,29 @@ async function runCurl(line: string): Promise<{ status: number; body: Record<str
   return { status: Number(result.stdout.slice(cut + 1)), body: JSON.parse(result.stdout.slice(0, cut)) as Record<string, unknown> };
 }
 
+/**
+ * /health answers once the service listens; the first start's corpus is indexed after that.
+ * A separate seeded account searches until the index answers, so the tested account's
+ * balance sees only its own calls.
+ */
+async function searchable(env: Record<string, string>): Promise<void> {
+  const run = await seed(['--json', '--credits', '100000'], env);
+  assert.equal(run.code, 0, run.stderr);
+  const { apiKey, apiRoot } = JSON.parse(run.stdout) as { apiKey: string; apiRoot: string };
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    const res = await fetch(`${apiRoot}/search/cases`, {
+      method: 'POST',
+      headers: { 'X-API-Key': apiKey, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ query: 'union of india', limit: 1 }),
+    });
+    const body = (await res.json()) as { data?: unknown[] };
+    if (res.status === 200 && (body.data?.length ?? 0) > 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+  throw new Error('the first start never made the corpus searchable');
+}
+
 describe('quickstart: npm start, then court-records dev seed, then the printed curl', { skip }, () => {
   let service: RunningService;
   let env: Record<string, string>;
@@ -36,6 +59,7 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const url = new URL(service.url);
     // What `npm start` read: the command finds the service and its local token from the same variables.
     env = { HOST: url.hostname, PORT: url.port, DATA_DIR: service.dataDir, DATABASE_URL: '', COURT_RECORDS_URL: '' };
+    await searchable(env);
   });
   after(async () => service.stop());
 
