@@ -447,7 +447,8 @@ for (const factory of databases) {
           [keys?.post?.security, keys?.get?.security],
           [[{ dashboardSession: [], csrfToken: [] }], [{ dashboardSession: [] }]],
         );
-        assert.equal(paths['/api/settings/login']?.post?.security, undefined);
+        // Public, and said so: an empty requirement list, not an absent one.
+        assert.deepEqual(paths['/api/settings/login']?.post?.security, []);
         assert.ok(paths['/api/settings/api-keys/{id}/rotate']?.post?.responses?.['404']);
         assert.ok(doc.components?.securitySchemes?.dashboardSession);
       });
