@@ -24,7 +24,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import postgres from 'postgres';
 import { LocalUseEmbedder } from '../src/adapters/embeddings/local-use-embedder.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import { PostgresVectorIndex } from '../src/adapters/postgres/vector-index.ts';
@@ -33,13 +32,14 @@ import { scIk50Source } from '../src/corpus/sources/sc-ik50.ts';
 import { SC_INABS_SOURCE, scInAbsSource } from '../src/corpus/sources/sc-inabs.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
-import { openPglite, openPostgres, type OpenedDatabase } from '../src/db/open.ts';
+import { openPglite, type OpenedDatabase } from '../src/db/open.ts';
 import { USE_LITE_CHUNKING } from '../src/domain/semantic/chunking.ts';
 import type { SearchIndex } from '../src/ports/search-index.ts';
 import type { VectorIndex } from '../src/ports/vector-index.ts';
 import { EmbeddingProjector } from '../src/projections/embedding-projector.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
 import { corpusDir } from '../test/support/corpus.ts';
+import { freshDatabase } from './serve-child.ts';
 import { table } from './stats.ts';
 
 const DIMENSIONS = 512;
@@ -244,24 +244,6 @@ async function exactTop10(db: Db, vector: readonly number[], year: number | null
 
 export type VectorBackend = 'pglite' | 'postgres';
 
-async function openBenchPostgres(adminUrl: string): Promise<{ database: OpenedDatabase; drop(): Promise<void> }> {
-  const name = `bench_semantic_${String(Date.now())}`;
-  const admin = postgres(adminUrl, { max: 1, onnotice: () => undefined });
-  await admin.unsafe(`create database ${name}`);
-  const url = new URL(adminUrl);
-  url.pathname = `/${name}`;
-  const database = await openPostgres(url.toString(), { max: 4 });
-  await migrate(database.db);
-  return {
-    database,
-    drop: async () => {
-      await database.close();
-      await admin.unsafe(`drop database if exists ${name} with (force)`);
-      await admin.end();
-    },
-  };
-}
-
 interface Measured {
   readonly recallAt10: number;
   readonly p50Ms: number;
@@ -307,9 +289,11 @@ async function measure(
 export async function vectorIndexAt(size: number, backend: VectorBackend, adminUrl?: string): Promise<IndexFigures> {
   if (backend === 'postgres' && adminUrl === undefined)
     throw new Error('the PostgreSQL vector bench needs BENCH_DATABASE_URL or TEST_DATABASE_URL');
-  const { database, drop } = backend === 'postgres' && adminUrl !== undefined ? await openBenchPostgres(adminUrl) : await openBenchPglite();
+  const { db, drop } =
+    backend === 'postgres' && adminUrl !== undefined
+      ? await freshDatabase(adminUrl, 'bench_semantic')
+      : await openBenchPglite().then(({ database, drop: dropPglite }) => ({ db: database.db, drop: dropPglite }));
   try {
-    const db = database.db;
     const clusters = Math.max(10, Math.round(size / 100));
     await sql`drop index case_chunks_use_lite_512_hnsw_idx`.execute(db);
     const generating = performance.now();

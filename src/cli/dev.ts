@@ -14,12 +14,12 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE } from '../adapters/crypto/local-secret.ts';
 import { loadConfig } from '../config.ts';
-import { callAdmin, type AdminIo } from './admin.ts';
+import { callAdmin, type AdminIo, type AdminRequest } from './admin.ts';
 
-const USAGE = `usage: court-records dev seed [--url URL] [--credits N] [--json]
-  creates an Enterprise account with N credits (default ${String(10_000)}) and a key on the running service,
-  and prints the key and a first curl (--json: one JSON object instead)`;
 const DEFAULT_CREDITS = 10_000;
+const USAGE = `usage: court-records dev seed [--url URL] [--credits N] [--json]
+  creates an Enterprise account with N credits (default ${String(DEFAULT_CREDITS)}) and a key on the running service,
+  and prints the key and a first curl (--json: one JSON object instead)`;
 const MAX_CREDITS = 1_000_000_000;
 
 class UsageError extends Error {}
@@ -99,7 +99,7 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
     return 0;
   }
   const email = `quickstart-${randomBytes(4).toString('hex')}@example.com`;
-  const call = (request: Parameters<typeof callAdmin>[2]) => callAdmin(seed.serviceUrl, seed.token, request, io.fetch);
+  const call = (request: AdminRequest) => callAdmin(seed.serviceUrl, seed.token, request, io.fetch);
   const user = await call({
     method: 'POST',
     path: '/admin/users',

@@ -94,18 +94,18 @@ const failValidation: Hook<unknown, AppEnv, string, unknown> = async (result, c)
   throw validationError(result.error, input);
 };
 
-/**
- * GET /openapi.json: the document generated on the first request (every route is
- * registered by then) and sent as the same bytes after. Generating it walks every schema
- * of every route, some 70 ms of one thread, which a request for it would otherwise hold
- * the event loop for each time.
- */
 /** The unkeyed paths limited per address (publicRateLimit): their answers carry RateLimit-* too. */
 const DOCUMENTED_LIMITS = {
   limitedPaths: (path: string) =>
     /\/(reference|documents)\//.test(path) || path.endsWith('/api/settings/login') || path.endsWith('/ops/temporal-codec/session'),
 };
 
+/**
+ * GET /openapi.json: the document generated on the first request (every route is
+ * registered by then) and sent as the same bytes after. Generating it walks every schema
+ * of every route, some 70 ms of one thread, which a request for it would otherwise hold
+ * the event loop for each time.
+ */
 function serveDocument(app: App, generate: () => unknown): void {
   let document: string | undefined;
   app.get('/openapi.json', (c) => {

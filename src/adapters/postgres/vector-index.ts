@@ -33,7 +33,7 @@
  * planner can match that partial index.
  */
 import { sql, type RawBuilder } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import {
   VECTOR_SEARCH_MAX_DEPTH,
   type VectorFilters,
@@ -134,7 +134,8 @@ export class PostgresVectorIndex implements VectorIndex {
     const wanted = query.offset + query.limit + 1;
     const vector = `[${query.vector.join(',')}]`;
     if (query.filters.caseNumbers?.length) return this.#page(await this.#exactly(vector, query.filters), query);
-    if (await this.#fewFiltered(query.filters)) return this.#page(await this.#exactly(vector, query.filters), query);
+    const few = await this.#exactlyIfFew(vector, query.filters);
+    if (few !== null) return this.#page(few, query);
     const first = Math.min(wanted * CHUNKS_PER_CASE, MAX_CANDIDATES);
     const chunks = await this.#nearest(vector, query.filters, first);
     const cases = byCase(chunks);
@@ -180,36 +181,42 @@ export class PostgresVectorIndex implements VectorIndex {
   }
 
   /**
-   * Whether the filters keep at most `exactFilteredMax` chunks, counted through the btree
-   * and GIN indexes of the filtered columns (no vectors read). Only a filter on an indexed
-   * column can be counted that way; one on case types alone is always walked.
+   * The chunks under the filters ranked exactly when they number at most `exactFilteredMax`,
+   * counted first through the btree and GIN indexes of the filtered columns (no vectors
+   * read), in the same transaction; null when more pass (the graph is walked instead). Only
+   * a filter on an indexed column can be counted that way; one on case types alone is walked.
    */
-  async #fewFiltered(f: VectorFilters): Promise<boolean> {
+  async #exactlyIfFew(vector: string, f: VectorFilters): Promise<Candidate[] | null> {
     const max = this.options.exactFilteredMax ?? EXACT_FILTERED_MAX;
     const indexed =
       Boolean(f.courtCodes?.length || f.years?.length || f.judges?.length) || f.fromDate !== undefined || f.toDate !== undefined;
-    if (max === 0 || !indexed) return false;
+    if (max === 0 || !indexed) return null;
     return this.db.transaction().execute(async (trx) => {
       await sql`set local enable_seqscan = off`.execute(trx);
       const counted = await sql<{ n: number }>`select count(*)::int as n from (select 1 from case_chunks
         where ${this.#where(f)} limit ${max + 1}) kept`.execute(trx);
-      return (counted.rows[0]?.n ?? 0) <= max;
+      return (counted.rows[0]?.n ?? 0) <= max ? this.#ranked(trx, vector, f) : null;
+    });
+  }
+
+  /** The chunks of the named cases ranked exactly: a handful of cases, read through the case-number index. */
+  async #exactly(vector: string, filters: VectorFilters): Promise<Candidate[]> {
+    return this.db.transaction().execute(async (trx) => {
+      await sql`set local enable_seqscan = off`.execute(trx);
+      return this.#ranked(trx, vector, filters);
     });
   }
 
   /**
    * Every chunk under the filters ranked exactly, each case by its best chunk, read through
-   * the filtered columns' indexes (a sequential scan is off, as in the walk). Called for a
-   * bounded set only: named case numbers, or a filter #fewFiltered counted.
+   * the filtered columns' indexes (the caller has turned sequential scans off, as in the
+   * walk). Only for a bounded set: named case numbers, or a filter counted as few.
    */
-  async #exactly(vector: string, filters: VectorFilters): Promise<Candidate[]> {
+  async #ranked(trx: Trx, vector: string, filters: VectorFilters): Promise<Candidate[]> {
     const distance = sql<number>`(embedding::${this.#vectorType}) <=> ${vector}::${this.#vectorType}`;
-    return this.db.transaction().execute(async (trx) => {
-      await sql`set local enable_seqscan = off`.execute(trx);
-      const rows = await sql<Candidate>`select case_id, bool_or(withheld) as withheld, min(${distance}) as distance
-        from case_chunks where ${this.#where(filters)} group by case_id order by distance, case_id`.execute(trx);
-      return rows.rows;
-    });
+    const rows = await sql<Candidate>`select case_id, bool_or(withheld) as withheld, min(${distance}) as distance
+      from case_chunks where ${this.#where(filters)} group by case_id order by distance, case_id`.execute(trx);
+    return rows.rows;
   }
 
   #where(f: VectorFilters): RawBuilder<boolean> {
