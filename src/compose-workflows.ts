@@ -16,6 +16,8 @@ import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflow
 import { bundleWorkflows, createWorker } from './adapters/temporal/workers.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
+import { installRuntimeLogger } from './adapters/temporal/runtime-logger.ts';
+import { ACCOUNT_ID, registerSearchAttributes } from './adapters/temporal/search-attributes.ts';
 import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
 import type { CaseReader } from './application/cases/case-reader.ts';
 import type { Config } from './config.ts';
@@ -96,6 +98,8 @@ export async function openWorkflowRuntime(
 ): Promise<WorkflowRuntime> {
   const { logger } = options;
   const dataConverter = dataConverterFor(options.codec);
+  // Before the first connection: that fixes the process's Temporal Runtime, and with it where the SDK logs.
+  installRuntimeLogger(logger);
   let runtime: TemporalRuntime;
   try {
     runtime = await openTemporal({
@@ -131,6 +135,16 @@ export async function openWorkflowRuntime(
     };
   }
   logger.info({ address: runtime.address, namespace: runtime.namespace, ui: runtime.uiUrl }, 'Temporal ready');
+  // The dev server registers it from its flags; a cluster's namespace may not have it yet, and then refuses every start.
+  if (config.TEMPORAL_ADDRESS)
+    await registerSearchAttributes(runtime.client, runtime.namespace)
+      .then((state) => logger.info({ searchAttribute: ACCOUNT_ID.name, state }, 'Temporal search attribute ready'))
+      .catch((err: unknown) =>
+        logger.error(
+          { err, searchAttribute: ACCOUNT_ID.name },
+          'Temporal search attribute missing and not registrable: workflow starts will fail until an operator creates it',
+        ),
+      );
   const backend = config.TEMPORAL_ADDRESS ? 'temporal' : 'temporal-dev-server';
   let worker: Worker | undefined;
   let running: Promise<void> | undefined;

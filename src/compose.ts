@@ -35,6 +35,10 @@ import { findUserOrganization } from './adapters/postgres/key-lookup.ts';
 import { AuditQueries } from './application/audit/audit-queries.ts';
 import { auditToClickHouse } from './projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from './projections/projector.ts';
+import { projectorLag } from './projections/projector-lag.ts';
+import { searchIndexProjectorName } from './projections/search-index-projector.ts';
+import { embeddingProjectorName } from './projections/embedding-projector.ts';
+import { PromMetrics } from './adapters/metrics/prom-metrics.ts';
 import { clientAddressResolver } from './http/client-address.ts';
 import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
@@ -135,6 +139,8 @@ export async function composeService(
   const database = await openDatabase(config, 'the service');
   const migrated = await migrate(database.maintenance);
   logger.info({ database: database.kind, applied: migrated.applied }, 'database ready');
+  // One registry for the process: the HTTP layer, the ledger and the workflows all count into it.
+  const metrics = new PromMetrics({ onLagReadFailure: (err) => logger.warn({ err }, 'projector lag could not be read for the scrape') });
   const stores = await openSharedStores(config, clock);
   const analytics = await openAnalytics(config, logger);
   const keyHashSecret = config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
@@ -158,6 +164,7 @@ export async function composeService(
     entitledTiers: config.API_PLANS,
     keyCachePollMs: config.KEY_CACHE_POLL_MS,
     longestCallMs: config.CONSOLIDATED_DEADLINE_SECONDS * 1000,
+    metrics,
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
     intervalMs: 60_000,
@@ -184,7 +191,8 @@ export async function composeService(
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
 
-  const auditProjector = new ProjectorRunner(database.maintenance, auditToClickHouse(analytics.store), {
+  const auditProjection = auditToClickHouse(analytics.store);
+  const auditProjector = new ProjectorRunner(database.maintenance, auditProjection, {
     now: () => clock.now(),
     // ClickHouse wants few large inserts: each insert writes a part, whatever its size.
     batchSize: 5_000,
@@ -219,6 +227,13 @@ export async function composeService(
     onProgress: (progress) => logger.debug(progress, 'embedding projector'),
     onError: (err) => logger.warn({ err }, 'embedding projection failed; will retry'),
   });
+  metrics.observeProjectorLag(() =>
+    projectorLag(database.db, [
+      { name: auditProjection.name, feed: 'events' },
+      { name: searchIndexProjectorName(searchIndexWriter), feed: 'cases' },
+      ...(vectorsAvailable ? [{ name: embeddingProjectorName(embedder), feed: 'cases' as const }] : []),
+    ]),
+  );
   const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: publicBaseUrl(config) }, clock);
   const research = wireResearch({
     db: database.db,
@@ -388,6 +403,13 @@ export async function composeService(
       uiOrigins: config.TEMPORAL_UI_ORIGIN,
       clock,
       trustProxy: config.TRUSTED_PROXIES.length > 0,
+    },
+    metrics: {
+      metrics,
+      token: config.METRICS_TOKEN,
+      attempts: adminTokenAttempts,
+      socketAddress: options.socketAddress,
+      behindProxy: config.TRUSTED_PROXIES.length > 0,
     },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
     inFlight,

@@ -47,6 +47,12 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined))
     .pipe(z.string().min(16, 'ADMIN_TOKEN must be at least 16 characters').optional()),
+  // Unset: GET /ops/metrics answers loopback callers only (see routes/ops/get-metrics.ts).
+  METRICS_TOKEN: z
+    .string()
+    .optional()
+    .transform((v) => (v ? v : undefined))
+    .pipe(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
   CORPUS_DIR: z.string().optional(),
   AUTO_INGEST: z
     .enum(['true', 'false'])

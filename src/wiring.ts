@@ -62,6 +62,7 @@ import { SemanticSearch } from './application/search/semantic-search.ts';
 import { RestrictionScreen } from './application/search/restriction-screen.ts';
 import type { CaseRestrictions } from './ports/case-restrictions.ts';
 import type { Cache } from './ports/cache.ts';
+import { noMetrics, type Metrics } from './ports/metrics.ts';
 import type { Clock, IdGenerator } from './ports/clock.ts';
 import { failureSummary } from './application/screening/failure-summary.ts';
 import { LitigationChecks } from './application/screening/litigation-checks.ts';
@@ -91,6 +92,8 @@ export interface WiringOptions {
   /** The longest a call may run (a consolidated analysis's deadline): Idempotency-Key records in flight outlast it. */
   readonly longestCallMs: number;
   readonly readCoverage?: typeof readCoverageAggregates;
+  /** The process's one Metrics (compose.ts); tools and benches that nobody scrapes leave it out. */
+  readonly metrics?: Metrics;
 }
 
 export function wireApplication(options: WiringOptions) {
@@ -131,8 +134,23 @@ export function wireApplication(options: WiringOptions) {
     takeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
   });
   const audit = new AuditRecorder({ store, ids: options.ids });
-  const credits = new CreditsService({ db, store, clock, ids: options.ids });
-  return { store, codec, accounts, sessions, cases, authenticator, allowlists, invalidator, coverage, idempotency, audit, credits };
+  const metrics = options.metrics ?? noMetrics;
+  const credits = new CreditsService({ db, store, clock, ids: options.ids, metrics });
+  return {
+    store,
+    codec,
+    accounts,
+    sessions,
+    cases,
+    authenticator,
+    allowlists,
+    invalidator,
+    coverage,
+    idempotency,
+    audit,
+    credits,
+    metrics,
+  };
 }
 
 export type Application = ReturnType<typeof wireApplication>;
@@ -243,7 +261,7 @@ const CONSOLIDATED_SLACK_MS = 120_000;
 /** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
 export function wireAnalysis(options: AnalysisWiringOptions) {
   const { db, application, clock } = options;
-  const runs = new AnalysisRuns({ db, store: application.store, credits: application.credits, clock });
+  const runs = new AnalysisRuns({ db, store: application.store, credits: application.credits, clock, metrics: application.metrics });
   const requests = new AnalysisRequests({
     db,
     cases: options.cases,
@@ -296,6 +314,7 @@ export function wireTimeline(options: TimelineWiringOptions) {
     clock,
     ids: options.ids,
     holdForMs: liveFetchHoldMs(options.watchdog),
+    metrics: application.metrics,
   });
   const requests = new TimelineRequests({
     cases: options.cases,

@@ -12,6 +12,8 @@ export interface AnalyseCaseInput {
   readonly runId: string;
   /** Per-attempt limit of each activity; a worker that dies mid-attempt is noticed after it. */
   readonly activityTimeoutSeconds: number;
+  /** The request that admitted the run, handed to each activity for its logs (absent from older histories). */
+  readonly requestId?: string;
 }
 
 export interface ConsolidatedAnalysisInput {
@@ -19,6 +21,7 @@ export interface ConsolidatedAnalysisInput {
   readonly activityTimeoutSeconds: number;
   /** The caller waits this long; past it the run fails and its reservation is released. */
   readonly deadlineSeconds: number;
+  readonly requestId?: string;
 }
 
 export interface RunOutcome {
@@ -60,8 +63,8 @@ function reasonOf(error: unknown): string {
  * before the failure reached it (e.g. a deadline hit just after the store committed) keeps
  * its result and charge, and the workflow then reports it stored, as it is.
  */
-async function failAndRethrow(runId: string, timeoutSeconds: number, error: unknown): Promise<RunOutcome> {
-  const outcome = await CancellationScope.nonCancellable(() => refund(timeoutSeconds).failRun(runId, reasonOf(error)));
+async function failAndRethrow(runId: string, timeoutSeconds: number, error: unknown, requestId: string | undefined): Promise<RunOutcome> {
+  const outcome = await CancellationScope.nonCancellable(() => refund(timeoutSeconds).failRun(runId, reasonOf(error), requestId));
   if (outcome?.ended === 'stored') return { runId, status: 'stored' };
   if (isCancellation(error)) throw error;
   throw ApplicationFailure.nonRetryable(
@@ -73,11 +76,11 @@ async function failAndRethrow(runId: string, timeoutSeconds: number, error: unkn
 export async function analyseCase(input: AnalyseCaseInput): Promise<RunOutcome> {
   const activities = work(input.activityTimeoutSeconds);
   try {
-    await activities.ensureSource(input.runId);
-    const stored = await activities.analyseAndStore(input.runId);
+    await activities.ensureSource(input.runId, input.requestId);
+    const stored = await activities.analyseAndStore(input.runId, input.requestId);
     return { runId: input.runId, status: 'stored', model: stored.model };
   } catch (error) {
-    return failAndRethrow(input.runId, input.activityTimeoutSeconds, error);
+    return failAndRethrow(input.runId, input.activityTimeoutSeconds, error, input.requestId);
   }
 }
 
@@ -85,10 +88,10 @@ export async function analyseConsolidated(input: ConsolidatedAnalysisInput): Pro
   const activities = work(input.activityTimeoutSeconds);
   try {
     const stored = await CancellationScope.withTimeout(input.deadlineSeconds * 1000, () =>
-      activities.analyseConsolidatedAndStore(input.runId),
+      activities.analyseConsolidatedAndStore(input.runId, input.requestId),
     );
     return { runId: input.runId, status: 'stored', model: stored.model };
   } catch (error) {
-    return failAndRethrow(input.runId, input.activityTimeoutSeconds, error);
+    return failAndRethrow(input.runId, input.activityTimeoutSeconds, error, input.requestId);
   }
 }

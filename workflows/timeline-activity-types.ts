@@ -13,13 +13,17 @@ export interface FetchedTimeline {
   readonly documentsStored: number | null;
 }
 
+/*
+ * Each activity's last argument is the id of the request that admitted the fetch (its
+ * `callId`), for its log lines only; histories recorded before it was passed call without it.
+ */
 export interface TimelineActivities {
   /** The live fetch starts: its reservation is settled at the full price (idempotent). */
-  startLiveFetch(requestId: string): Promise<{ charged: number }>;
+  startLiveFetch(requestId: string, callId?: string): Promise<{ charged: number }>;
   /** Fetches the case-status record from the court portal, stores the latest order document, completes the job. */
-  fetchTimeline(requestId: string): Promise<FetchedTimeline>;
+  fetchTimeline(requestId: string, callId?: string): Promise<FetchedTimeline>;
   /** Fails the job and gives its payment back: the charge reversed, or the reservation released if never charged. */
-  failTimeline(requestId: string, code: TimelineFailureCode, message: string): Promise<{ refund: Refund | 'none' }>;
+  failTimeline(requestId: string, code: TimelineFailureCode, message: string, callId?: string): Promise<{ refund: Refund | 'none' }>;
 }
 
 /** Activity error types, and the job failure each becomes once retries are spent. */

@@ -27,6 +27,8 @@ import {
 
 export interface FetchTimelineInput {
   readonly requestId: string;
+  /** The request that admitted the fetch, handed to each activity for its logs (absent from older histories). */
+  readonly callId?: string;
   /** Per-attempt limit of each activity (the portal calls of one attempt fit in it). */
   readonly activityTimeoutSeconds: number;
   /** Attempts of each activity before the fetch fails. */
@@ -70,12 +72,12 @@ function failureOf(error: unknown): { code: TimelineFailureCode; message: string
 export async function fetchCaseTimeline(input: FetchTimelineInput): Promise<TimelineOutcome> {
   const activities = work(input);
   try {
-    await activities.startLiveFetch(input.requestId);
-    const fetched = await activities.fetchTimeline(input.requestId);
+    await activities.startLiveFetch(input.requestId, input.callId);
+    const fetched = await activities.fetchTimeline(input.requestId, input.callId);
     return { requestId: input.requestId, status: 'completed', ...fetched };
   } catch (error) {
     const failure = failureOf(error);
-    await CancellationScope.nonCancellable(() => refund(input).failTimeline(input.requestId, failure.code, failure.message));
+    await CancellationScope.nonCancellable(() => refund(input).failTimeline(input.requestId, failure.code, failure.message, input.callId));
     if (isCancellation(error)) throw error;
     throw ApplicationFailure.nonRetryable(
       `live timeline fetch ${input.requestId} failed (${failure.code}); its payment was given back`,

@@ -13,6 +13,7 @@ import { ApiError } from './api-error.ts';
 import type { App } from './app-types.ts';
 import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
+import { requestMetrics } from './middleware/metrics.ts';
 import { checkIdempotencyKeyFormat, idempotent } from './middleware/idempotency.ts';
 import type { InFlightRequests } from './middleware/in-flight.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
@@ -34,6 +35,7 @@ import { registerGetCase } from './routes/cases/get-case.ts';
 import { registerGetCasePdf } from './routes/cases/get-case-pdf.ts';
 import type { AnalysisRouteDeps } from './routes/cases/analysis-route-support.ts';
 import { registerTemporalCodec, type TemporalCodecDeps } from './routes/ops/temporal-codec.ts';
+import { registerGetMetrics, type MetricsRouteDeps } from './routes/ops/get-metrics.ts';
 import { registerGetCaseAnalysis } from './routes/cases/get-case-analysis.ts';
 import { registerPostCaseAnalyze } from './routes/cases/post-case-analyze.ts';
 import { registerPostCaseAnalyzeConsolidated } from './routes/cases/post-case-analyze-consolidated.ts';
@@ -79,6 +81,8 @@ export interface AppDeps {
   readonly research: ResearchDeps;
   readonly analysis: AnalysisRouteDeps;
   readonly temporalCodec: TemporalCodecDeps;
+  /** The one Metrics of the process, and who may scrape it (GET /ops/metrics). */
+  readonly metrics: MetricsRouteDeps;
   /** The litigation check routes (POST /party/screen and /party/screen/batch). */
   readonly screening: PartyRouteDeps;
   /** POST /request-timeline and GET /request-timeline/:requestId. */
@@ -119,6 +123,8 @@ export function createApp(deps: AppDeps): App {
 
   root.use('*', deps.inFlight.middleware);
   root.use('*', requestId(deps.ids));
+  // Before the method check, so a 405 is counted too.
+  root.use('*', requestMetrics(deps.metrics.metrics));
   root.use(
     '*',
     methodNotAllowed({
@@ -215,6 +221,7 @@ export function createApp(deps: AppDeps): App {
   // The codec login form takes the admin token: limited per address like the dashboard login.
   root.use('/ops/temporal-codec/session', publicRateLimit(deps.publicRateLimit, 'login'));
   registerTemporalCodec(root, deps.temporalCodec);
+  registerGetMetrics(root, deps.metrics);
   // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
   serveDocument(root, () =>
     declareResponseHeaders(

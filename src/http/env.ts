@@ -1,6 +1,7 @@
 /** Hono context variables every route may read: only per-request facts, never services. */
 import type { Principal } from '../application/access/key-authenticator.ts';
 import type { AuditDetail } from '../domain/audit/audit.ts';
+import type { ErrorCode } from './error-codes.ts';
 
 export interface AppEnv {
   Variables: {
@@ -14,5 +15,7 @@ export interface AppEnv {
     creditsDeducted?: number;
     /** Set by a keyed route that records non-personal facts of the call in its audit row. */
     auditDetail?: AuditDetail;
+    /** Set by renderError: the code the request was answered with, for the refusal count. */
+    errorCode?: ErrorCode;
   };
 }

@@ -10,6 +10,7 @@ import type { AppEnv } from './env.ts';
 
 export function renderError(c: Context<AppEnv>, error: ApiError): Response {
   const requestId = c.get('requestId');
+  c.set('errorCode', error.code);
   const message = error.message;
   for (const [name, value] of Object.entries(error.options.headers ?? {})) c.header(name, value);
   const extra = error.options.extra ?? {};

@@ -20,6 +20,13 @@ export type ConsolidatedStart =
  */
 export type WorkflowState = 'running' | 'closed' | 'unknown';
 
+/** Whom started work is for: listed under the account in the engine, and logged with the request that asked. */
+export interface WorkflowCaller {
+  readonly accountId: string;
+  /** The server's id of the request that admitted the work; unknown to a start the outbox recovers after a crash. */
+  readonly requestId?: string;
+}
+
 /** The engine could not be reached, or did not answer in time. */
 export class WorkflowEngineUnavailableError extends Error {
   override readonly name = 'WorkflowEngineUnavailableError';
@@ -28,9 +35,14 @@ export class WorkflowEngineUnavailableError extends Error {
 export interface AnalysisWorkflows {
   /** False when no workflow engine could be reached at start: requests are refused before anything is charged. */
   readonly available: boolean;
-  startAnalysis(runId: string): Promise<StartOutcome>;
+  startAnalysis(runId: string, caller: WorkflowCaller): Promise<StartOutcome>;
   /** Starts the consolidated run (the workflow enforces `deadlineSeconds`); await `result` for its end. */
-  startConsolidated(runId: string, caseNumberNormalised: string, deadlineSeconds: number): Promise<ConsolidatedStart>;
+  startConsolidated(
+    runId: string,
+    caseNumberNormalised: string,
+    deadlineSeconds: number,
+    caller: WorkflowCaller,
+  ): Promise<ConsolidatedStart>;
   /** The engine's view of a single run's workflow. */
   analysisState(runId: string): Promise<WorkflowState>;
 }

@@ -4,14 +4,14 @@
  * (`timeline-<requestId>`), so a second start of the same job is refused, never run twice.
  * An engine that cannot be reached answers with `WorkflowEngineUnavailableError` in time.
  */
-import { WorkflowEngineUnavailableError, type WorkflowState } from './analysis-workflows.ts';
+import { WorkflowEngineUnavailableError, type WorkflowCaller, type WorkflowState } from './analysis-workflows.ts';
 
 export type TimelineStartOutcome = 'started' | 'already-started';
 
 export interface TimelineWorkflows {
   /** False when no workflow engine could be reached at start: live fetches are refused before anything is charged. */
   readonly available: boolean;
-  startTimelineFetch(requestId: string): Promise<TimelineStartOutcome>;
+  startTimelineFetch(requestId: string, caller: WorkflowCaller): Promise<TimelineStartOutcome>;
   /** The engine's view of a live fetch's workflow. */
   timelineState(requestId: string): Promise<WorkflowState>;
 }

@@ -25,7 +25,7 @@ function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {
 }
 
 /** One checkpoint per index: switching to Meilisearch, or to another index uid, starts that index from zero. */
-function searchIndexProjectorName(index: SearchIndex): string {
+export function searchIndexProjectorName(index: SearchIndex): string {
   return `search-index:${index.checkpointKey}`;
 }
 

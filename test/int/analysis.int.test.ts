@@ -45,6 +45,7 @@ import {
   temporalCli,
   type RunningWorker,
   type TestTemporal,
+  runEnded as waitForRunEnd,
 } from '../support/temporal.ts';
 import { join } from 'node:path';
 
@@ -231,14 +232,7 @@ for (const factory of databases)
       for (const passage of distinctive)
         assert.ok(!text.includes(JSON.stringify(passage).slice(1, -1)), `restricted text leaked: ${passage}`);
     }
-    async function runEnded(runId: string): Promise<string> {
-      for (let i = 0; i < 300; i += 1) {
-        const run = await t.analysis.runs.run(runId);
-        if (run && run.status !== 'running') return run.status;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`run ${runId} did not end`);
-    }
+    const runEnded = (runId: string) => waitForRunEnd(t.analysis.runs, runId);
 
     before(async () => {
       database = await factory.open();

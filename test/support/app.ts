@@ -14,6 +14,7 @@ import type { Db } from '../../src/db/database.ts';
 import type { Tier } from '../../src/domain/access/tiers.ts';
 import { createApp } from '../../src/http/app.ts';
 import { InFlightRequests } from '../../src/http/middleware/in-flight.ts';
+import { PromMetrics } from '../../src/adapters/metrics/prom-metrics.ts';
 import { findUserOrganization } from '../../src/adapters/postgres/key-lookup.ts';
 import { AuditQueries } from '../../src/application/audit/audit-queries.ts';
 import { FailedAttemptThrottle } from '../../src/application/access/failed-attempt-throttle.ts';
@@ -95,6 +96,10 @@ export interface TestAppOptions {
   readonly index?: SearchIndex;
   /** Defaults to a local folder in a fresh temporary directory, its links signed by the service. */
   readonly documents?: DocumentStorage;
+  /** Where the default local storage's links point (default TEST_PUBLIC_BASE_URL); tests over a real listener pass its origin. */
+  readonly publicBaseUrl?: string;
+  /** The version the app reports (default 0.1.0-test). */
+  readonly version?: string;
   /** Defaults to the process's one local model (loading it costs a few hundred ms). */
   readonly embedder?: Embedder;
   /** Defaults to pgvector over `db` (on PostgreSQL without pgvector every search fails, so the keyword fallback answers). */
@@ -119,6 +124,8 @@ export interface TestAppOptions {
   readonly livePortal?: boolean;
   /** The outbox and watchdog bounds (default: the production defaults). */
   readonly watchdog?: WorkflowWatchdogBounds;
+  /** METRICS_TOKEN of GET /ops/metrics (default unset: loopback callers only, the x-test-client header standing in for the socket). */
+  readonly metricsToken?: string;
 }
 
 const DEFAULT_WATCHDOG: WorkflowWatchdogBounds = { startBoundMs: 120_000, maxRunMs: 1_800_000 };
@@ -140,6 +147,8 @@ export interface TestApp {
   readonly analysis: AnalysisWiring;
   readonly timeline: TimelineWiring;
   readonly documents: DocumentStorage;
+  /** The app's own registry, as GET /ops/metrics exposes it. */
+  readonly metrics: PromMetrics;
 }
 
 export const TEST_UPGRADE_URL = 'https://billing.test/plans';
@@ -156,6 +165,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
   const cache = options.cache ?? new MemoryCache(clock);
   const limiter = options.limiter ?? new MemoryRateLimiter(clock);
+  const metrics = new PromMetrics();
   const application = wireApplication({
     db: options.db,
     cache,
@@ -167,6 +177,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     entitledTiers: options.entitledTiers ?? ['enterprise'],
     keyCachePollMs: 50,
     longestCallMs: (options.consolidatedDeadlineSeconds ?? 120) * 1000,
+    metrics,
     ...(options.readCoverage ? { readCoverage: options.readCoverage } : {}),
   });
   const real: DependencyProbe[] = [
@@ -201,7 +212,11 @@ export function buildTestApp(options: TestAppOptions): TestApp {
   const signer = new DocumentLinkSigner(KEY_HASH_SECRET, clock);
   const documents =
     options.documents ??
-    new LocalDocumentStorage({ root: mkdtempSync(join(tmpdir(), 'court-docs-')), publicBaseUrl: TEST_PUBLIC_BASE_URL, signer });
+    new LocalDocumentStorage({
+      root: mkdtempSync(join(tmpdir(), 'court-docs-')),
+      publicBaseUrl: options.publicBaseUrl ?? TEST_PUBLIC_BASE_URL,
+      signer,
+    });
   const research = wireResearch({
     db: options.db,
     application,
@@ -260,12 +275,12 @@ export function buildTestApp(options: TestAppOptions): TestApp {
   });
   const app = createApp({
     basePath: BASE,
-    version: '0.1.0-test',
+    version: options.version ?? '0.1.0-test',
     logger,
     ids: randomIds,
     health: {
       probes: options.probes ? options.probes(real) : real,
-      version: '0.1.0-test',
+      version: options.version ?? '0.1.0-test',
       commit: 'test',
       startedAt: clock.now(),
       now: () => clock.now(),
@@ -314,8 +329,15 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p },
       uiOrigins: [],
     },
+    metrics: {
+      metrics,
+      token: options.metricsToken,
+      attempts: adminTokenAttempts,
+      socketAddress: clientAddress,
+      behindProxy: options.trustProxy ?? false,
+    },
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
     inFlight: new InFlightRequests(),
   });
-  return { app, application, logs, gate, research, analysis, timeline, documents };
+  return { app, application, logs, gate, research, analysis, timeline, documents, metrics };
 }

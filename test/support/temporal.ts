@@ -200,3 +200,13 @@ export async function startLocalWorkers(
     }),
   );
 }
+
+/** Waits until an analysis run has left `running` (the worker stored or failed it) and returns its status. */
+export async function runEnded(runs: { run(runId: string): Promise<{ status: string } | null> }, runId: string): Promise<string> {
+  for (let i = 0; i < 300; i += 1) {
+    const run = await runs.run(runId);
+    if (run && run.status !== 'running') return run.status;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`run ${runId} did not end`);
+}

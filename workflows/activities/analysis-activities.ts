@@ -14,6 +14,7 @@ import type { AnalysisSource, CaseAnalyser } from '../../src/ports/case-analyser
 import { judgmentKey, type DocumentStorage } from '../../src/ports/document-storage.ts';
 import { RemoteFetchFailedError, RemoteFetchRefusedError, type RemoteDocuments } from '../../src/ports/remote-documents.ts';
 import type { AnalysisActivities, SourceKind } from '../analysis-activity-types.ts';
+import { logActivity } from './activity-log.ts';
 
 export interface AnalysisActivityDeps {
   readonly runs: AnalysisRuns;
@@ -96,32 +97,38 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
     await deps.runs.recordRemoteFetch(run.runId, { url, bytes: bytes.byteLength });
   }
 
+  async function ensure(run: RunRow): Promise<SourceKind> {
+    const view = await caseOf(run.caseId);
+    if (view.text !== null && isAnalysable(view.text)) return 'text';
+    if (run.remoteFetched) return 'remote';
+    // Stored meanwhile (by another run, a timeline fetch, or an attempt of this one that died
+    // before recording its fetch): nothing is fetched, and storing the run gives the surcharge back.
+    if (await deps.documents.exists(judgmentKey(run.caseId))) return 'document';
+    if (!run.allowRemoteFetch)
+      throw ApplicationFailure.nonRetryable(`case ${run.caseId} has no readable text or stored document`, 'NoReadableSource');
+    await fetchRemote(run);
+    return 'remote';
+  }
+
   return {
-    async ensureSource(runId: string): Promise<{ source: SourceKind }> {
-      const run = await runOf(runId);
-      const view = await caseOf(run.caseId);
-      if (view.text !== null && isAnalysable(view.text)) return { source: 'text' };
-      if (run.remoteFetched) return { source: 'remote' };
-      // Stored meanwhile (by another run, a timeline fetch, or an attempt of this one that died
-      // before recording its fetch): nothing is fetched, and storing the run gives the surcharge back.
-      if (await deps.documents.exists(judgmentKey(run.caseId))) return { source: 'document' };
-      if (!run.allowRemoteFetch)
-        throw ApplicationFailure.nonRetryable(`case ${run.caseId} has no readable text or stored document`, 'NoReadableSource');
-      await fetchRemote(run);
-      return { source: 'remote' };
+    async ensureSource(runId: string, requestId?: string): Promise<{ source: SourceKind }> {
+      const source = await ensure(await runOf(runId));
+      logActivity('analysis source ready', { requestId, runId, source });
+      return { source };
     },
 
-    async analyseAndStore(runId: string): Promise<{ model: string }> {
+    async analyseAndStore(runId: string, requestId?: string): Promise<{ model: string }> {
       const run = await runOf(runId);
       const view = await caseOf(run.caseId);
       const text = await readableText(view);
       if (text === null) throw ApplicationFailure.nonRetryable(`case ${run.caseId} has no readable text`, 'NoReadableSource');
       const analysis = await deps.analyser.analyse(sourceOf(view, text), Context.current().cancellationSignal);
       await store(runId, { model: analysis.model, caseIds: [view.caseId], analysis });
+      logActivity('analysis stored', { requestId, runId, model: analysis.model });
       return { model: analysis.model };
     },
 
-    async analyseConsolidatedAndStore(runId: string): Promise<{ model: string; documents: number }> {
+    async analyseConsolidatedAndStore(runId: string, requestId?: string): Promise<{ model: string; documents: number }> {
       const run = await runOf(runId);
       const views = await deps.cases.documentsSharingNumber(run.caseNumberNormalised);
       const analysed: { caseId: string; analysis: Awaited<ReturnType<CaseAnalyser['analyse']>> }[] = [];
@@ -139,11 +146,14 @@ export function createAnalysisActivities(deps: AnalysisActivityDeps): AnalysisAc
       }
       const merged = consolidate(analysed);
       await store(runId, { model: merged.model, caseIds: analysed.map((a) => a.caseId), analysis: merged });
+      logActivity('consolidated analysis stored', { requestId, runId, model: merged.model, documents: analysed.length });
       return { model: merged.model, documents: analysed.length };
     },
 
-    async failRun(runId: string, reason: string): Promise<{ ended: 'failed' | 'stored' }> {
-      return { ended: await deps.runs.fail(runId, reason) };
+    async failRun(runId: string, reason: string, requestId?: string): Promise<{ ended: 'failed' | 'stored' }> {
+      const ended = await deps.runs.fail(runId, reason);
+      logActivity('analysis run ended without a new result', { requestId, runId, ended });
+      return { ended };
     },
   };
 }

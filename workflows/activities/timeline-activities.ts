@@ -4,19 +4,21 @@
  * portal). A portal that times out or fails is a retryable failure of its own type; a CNR
  * the portal does not know is permanent. Every activity is safe to repeat: a job already
  * charged, completed or failed is left as it is, because a worker that dies mid-activity
- * has it retried elsewhere. Nothing here logs or returns the timeline: it holds names.
+ * has it retried elsewhere. Nothing here logs or returns the timeline, only its counts: it
+ * holds names.
  */
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import type { StoredRecords } from '../../src/application/timeline/stored-records.ts';
 import type { TimelineJob, TimelineJobs } from '../../src/application/timeline/timeline-jobs.ts';
 import { PRICES } from '../../src/domain/credits/prices.ts';
-import type { TimelineFailureCode } from '../../src/domain/timeline-request/timeline-request.ts';
+import type { Refund, TimelineFailureCode } from '../../src/domain/timeline-request/timeline-request.ts';
 import type { CaseTimeline } from '../../src/domain/timeline/case-timeline.ts';
 import { timelineFromPortalRecord } from '../../src/domain/timeline/timeline-from-portal.ts';
 import type { Clock } from '../../src/ports/clock.ts';
 import { CourtPortalTimeoutError, CourtPortalUnavailableError, type CourtPortal } from '../../src/ports/court-portal.ts';
 import { judgmentKey, type DocumentStorage } from '../../src/ports/document-storage.ts';
 import type { FetchedTimeline, TimelineActivities } from '../timeline-activity-types.ts';
+import { logActivity } from './activity-log.ts';
 
 /** Order documents tried, latest first, when the portal has none for the latest order. */
 const DOCUMENT_CANDIDATES = 3;
@@ -68,14 +70,24 @@ export function createTimelineActivities(deps: TimelineActivityDeps): TimelineAc
     return 0;
   }
 
+  async function failJob(requestId: string, code: TimelineFailureCode, message: string): Promise<Refund | 'none'> {
+    const job = await deps.jobs.job(requestId);
+    // A job that completed (or never existed) has nothing to give back.
+    if (!job || job.status === 'completed' || job.reservationId === null) return 'none';
+    // It may complete between the read and the failure: then it keeps its timeline and its charge.
+    if ((await deps.jobs.fail(requestId, code, message)) === 'completed') return 'none';
+    return job.liveFetched ? 'reversed' : 'released';
+  }
+
   return {
-    async startLiveFetch(requestId: string): Promise<{ charged: number }> {
+    async startLiveFetch(requestId: string, callId?: string): Promise<{ charged: number }> {
       const job = await runningLiveFetch(requestId);
       if (job.status === 'running') await deps.jobs.startLiveFetch(requestId);
+      logActivity('live fetch started and charged', { requestId: callId, timelineRequestId: requestId });
       return { charged: PRICES.requestTimeline.liveFetch };
     },
 
-    async fetchTimeline(requestId: string): Promise<FetchedTimeline> {
+    async fetchTimeline(requestId: string, callId?: string): Promise<FetchedTimeline> {
       const job = await runningLiveFetch(requestId);
       if (job.status === 'completed') {
         return { hearings: job.timeline?.hearings.length ?? 0, orders: job.timeline?.orders.length ?? 0, documentsStored: null };
@@ -95,16 +107,15 @@ export function createTimelineActivities(deps: TimelineActivityDeps): TimelineAc
       });
       const documentsStored = held ? await storeLatestDocument(job.caseId, job.cnr, timeline) : 0;
       await deps.jobs.complete(requestId, { timeline, documentsStored });
-      return { hearings: timeline.hearings.length, orders: timeline.orders.length, documentsStored };
+      const counts = { hearings: timeline.hearings.length, orders: timeline.orders.length, documentsStored };
+      logActivity('live fetch completed', { requestId: callId, timelineRequestId: requestId, ...counts });
+      return counts;
     },
 
-    async failTimeline(requestId: string, code: TimelineFailureCode, message: string) {
-      const job = await deps.jobs.job(requestId);
-      // A job that completed (or never existed) has nothing to give back.
-      if (!job || job.status === 'completed' || job.reservationId === null) return { refund: 'none' as const };
-      // It may complete between the read and the failure: then it keeps its timeline and its charge.
-      if ((await deps.jobs.fail(requestId, code, message)) === 'completed') return { refund: 'none' as const };
-      return { refund: job.liveFetched ? ('reversed' as const) : ('released' as const) };
+    async failTimeline(requestId: string, code: TimelineFailureCode, message: string, callId?: string) {
+      const refund = await failJob(requestId, code, message);
+      logActivity('live fetch failed', { requestId: callId, timelineRequestId: requestId, code, refund });
+      return { refund };
     },
   };
 }

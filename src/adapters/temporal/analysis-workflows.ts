@@ -9,7 +9,15 @@ import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client 
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AnalyseCaseInput, ConsolidatedAnalysisInput } from '../../../workflows/analysis.ts';
 import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
-import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, StartOutcome, WorkflowState } from '../../ports/analysis-workflows.ts';
+import type {
+  AnalysisWorkflows,
+  ConsolidatedStart,
+  RunEnded,
+  StartOutcome,
+  WorkflowCaller,
+  WorkflowState,
+} from '../../ports/analysis-workflows.ts';
+import { accountSearchAttributes } from './search-attributes.ts';
 import { engineCall, workflowState } from './engine-calls.ts';
 
 /** The default of WORKFLOW_RUN_MAX_SECONDS. */
@@ -38,14 +46,15 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
     },
   ) {}
 
-  async startAnalysis(runId: string): Promise<StartOutcome> {
-    const input: AnalyseCaseInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds };
+  async startAnalysis(runId: string, caller: WorkflowCaller): Promise<StartOutcome> {
+    const input: AnalyseCaseInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds, requestId: caller.requestId };
     try {
       await engineCall(this.client, () =>
         this.client.workflow.start('analyseCase', {
           taskQueue: TASK_QUEUES.analysis,
           workflowId: workflowIds.analysis(runId),
           args: [input],
+          typedSearchAttributes: accountSearchAttributes(caller.accountId),
           workflowExecutionTimeout: (this.options.executionTimeoutSeconds ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
@@ -58,9 +67,19 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
     }
   }
 
-  async startConsolidated(runId: string, caseNumberNormalised: string, deadlineSeconds: number): Promise<ConsolidatedStart> {
+  async startConsolidated(
+    runId: string,
+    caseNumberNormalised: string,
+    deadlineSeconds: number,
+    caller: WorkflowCaller,
+  ): Promise<ConsolidatedStart> {
     const workflowId = workflowIds.consolidated(caseNumberNormalised);
-    const input: ConsolidatedAnalysisInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds, deadlineSeconds };
+    const input: ConsolidatedAnalysisInput = {
+      runId,
+      activityTimeoutSeconds: this.options.activityTimeoutSeconds,
+      deadlineSeconds,
+      requestId: caller.requestId,
+    };
     const patience = deadlineSeconds * 1000 + RESULT_GRACE_MS;
     try {
       const handle = await engineCall(this.client, () =>
@@ -68,6 +87,7 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
           taskQueue: TASK_QUEUES.analysis,
           workflowId,
           args: [input],
+          typedSearchAttributes: accountSearchAttributes(caller.accountId),
           workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,
         }),

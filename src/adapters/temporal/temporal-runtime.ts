@@ -22,6 +22,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { PeriodicTask } from '../../application/periodic-task.ts';
 import { engineCall } from './engine-calls.ts';
+import { DEV_SERVER_FLAGS } from './search-attributes.ts';
 
 export interface TemporalRuntime {
   readonly client: Client;
@@ -150,7 +151,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
         ...(dev.dbFilename ? { dbFilename: dev.dbFilename } : {}),
         ...(port ? { port } : {}),
         ...(dev.uiPort ? { uiPort: dev.uiPort, ui: true } : {}),
-        extraArgs: ['--log-level', 'error', ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : [])],
+        extraArgs: ['--log-level', 'error', ...DEV_SERVER_FLAGS, ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : [])],
       },
     });
   let env = await startServer(dev.port);

@@ -8,10 +8,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
 import type { FetchTimelineInput } from '../../../workflows/timeline.ts';
-import type { WorkflowState } from '../../ports/analysis-workflows.ts';
+import type { WorkflowCaller, WorkflowState } from '../../ports/analysis-workflows.ts';
 import type { TimelineStartOutcome, TimelineWorkflows } from '../../ports/timeline-workflows.ts';
 import { DEFAULT_EXECUTION_TIMEOUT_SECONDS } from './analysis-workflows.ts';
 import { engineCall, workflowState } from './engine-calls.ts';
+import { accountSearchAttributes } from './search-attributes.ts';
 
 export interface TimelineWorkflowOptions {
   /** Per-attempt limit of each activity; it must cover every portal call of one attempt. */
@@ -30,9 +31,10 @@ export class TemporalTimelineWorkflows implements TimelineWorkflows {
     private readonly options: TimelineWorkflowOptions,
   ) {}
 
-  async startTimelineFetch(requestId: string): Promise<TimelineStartOutcome> {
+  async startTimelineFetch(requestId: string, caller: WorkflowCaller): Promise<TimelineStartOutcome> {
     const input: FetchTimelineInput = {
       requestId,
+      callId: caller.requestId,
       activityTimeoutSeconds: this.options.activityTimeoutSeconds,
       maximumAttempts: this.options.maximumAttempts,
     };
@@ -42,6 +44,7 @@ export class TemporalTimelineWorkflows implements TimelineWorkflows {
           taskQueue: TASK_QUEUES.timeline,
           workflowId: workflowIds.timeline(requestId),
           args: [input],
+          typedSearchAttributes: accountSearchAttributes(caller.accountId),
           workflowExecutionTimeout: (this.options.executionTimeoutSeconds ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000,
           workflowIdReusePolicy: WorkflowIdReusePolicy.REJECT_DUPLICATE,
           workflowIdConflictPolicy: WorkflowIdConflictPolicy.FAIL,

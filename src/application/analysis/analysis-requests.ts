@@ -18,7 +18,7 @@ import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
 import { documentUrl, hostAllowed } from '../../domain/analysis-request/remote-fetch-policy.ts';
 import type { AnalysisSubject, RunStatus } from '../../domain/analysis-request/analysis-request.ts';
 import { PRICES } from '../../domain/credits/prices.ts';
-import type { AnalysisWorkflows, ConsolidatedStart, RunEnded } from '../../ports/analysis-workflows.ts';
+import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, WorkflowCaller } from '../../ports/analysis-workflows.ts';
 import { judgmentKey, type DocumentStorage } from '../../ports/document-storage.ts';
 import { entitlement, type TierNotAllowed } from '../admission/decision.ts';
 import type { CaseReader, CaseView } from '../cases/case-reader.ts';
@@ -163,7 +163,8 @@ export class AnalysisRequests {
       concurrencyCap: input.concurrencyCap,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
-    if ((await this.#start(admitted.runId)) === 'refunded') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if ((await this.#start(admitted.runId, { accountId: input.accountId, requestId: input.requestId })) === 'refunded')
+      return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
     return {
       outcome: 'admitted',
       runId: admitted.runId,
@@ -210,7 +211,10 @@ export class AnalysisRequests {
     const { runId } = admitted;
     let start: ConsolidatedStart;
     try {
-      start = await this.deps.workflows.startConsolidated(runId, caseNumberNormalised, this.deps.consolidatedDeadlineSeconds);
+      start = await this.deps.workflows.startConsolidated(runId, caseNumberNormalised, this.deps.consolidatedDeadlineSeconds, {
+        accountId: input.accountId,
+        requestId: input.requestId,
+      });
     } catch (error) {
       this.deps.onStartFailure(runId, error);
       return this.#ended(runId, await this.deps.runs.fail(runId, 'the workflow engine could not start the run'));
@@ -276,9 +280,9 @@ export class AnalysisRequests {
    * than answered 202 for a run nobody may run; if that refund cannot be written either,
    * the run stays unstarted and the dispatcher starts or refunds it.
    */
-  async #start(runId: string): Promise<'started' | 'refunded'> {
+  async #start(runId: string, caller: WorkflowCaller): Promise<'started' | 'refunded'> {
     try {
-      await this.deps.workflows.startAnalysis(runId);
+      await this.deps.workflows.startAnalysis(runId, caller);
     } catch (error) {
       this.deps.onStartFailure(runId, error);
       // An ambiguous start may have run and stored already: then the caller did get what they paid for.

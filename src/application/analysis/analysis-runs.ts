@@ -25,6 +25,7 @@ import {
 } from '../../domain/analysis-request/analysis-request.ts';
 import { PRICES } from '../../domain/credits/prices.ts';
 import type { Clock } from '../../ports/clock.ts';
+import type { Metrics, WorkflowOutcome } from '../../ports/metrics.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
 
@@ -127,14 +128,21 @@ const subjectOf = (run: RunRow): AnalysisSubject => ({
 
 export class AnalysisRuns {
   constructor(
-    private readonly deps: { readonly db: Db; readonly store: EventStore; readonly credits: CreditsService; readonly clock: Clock },
+    private readonly deps: {
+      readonly db: Db;
+      readonly store: EventStore;
+      readonly credits: CreditsService;
+      readonly clock: Clock;
+      /** Where runs that end are counted, by kind and outcome; nothing is counted without one. */
+      readonly metrics?: Pick<Metrics, 'workflowEnded'>;
+    },
   ) {}
 
   async admit(input: AdmitInput): Promise<AdmitResult> {
     // A run admitted concurrently on the same subject conflicts on the stream version; once more decides on the fresh state.
     for (let attempt = 0; ; attempt += 1) {
       try {
-        return await this.deps.db.transaction().execute((trx) => this.#admit(trx, input));
+        return await this.deps.credits.transaction((trx) => this.#admit(trx, input));
       } catch (error) {
         if (error instanceof Refused) return { ok: false, error: error.refusal };
         if (attempt > 0 || !(error instanceof VersionConflictError)) throw error;
@@ -248,8 +256,8 @@ export class AnalysisRuns {
    * document restricted meanwhile (CoversRestrictedError).
    */
   async store(runId: string, result: { model: string; caseIds: string[]; analysis: unknown }): Promise<void> {
-    await this.#onRun(runId, async (trx, run) => {
-      if (run.status === 'stored') return;
+    const stored = await this.#onRun(runId, async (trx, run) => {
+      if (run.status === 'stored') return null;
       if (run.status === 'failed') throw new RunEndedError(runId, run.status);
       const { credits } = this.deps;
       if (run.kind === 'consolidated') {
@@ -260,7 +268,14 @@ export class AnalysisRuns {
       }
       const events = await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
       await this.#returnSurcharges(trx, run, events, `analysis run ${runId} found its document stored and fetched nothing`);
+      return run;
     });
+    if (stored) this.#ended(stored, 'completed');
+  }
+
+  /** Counted after the commit, and only by the call that ended the run: a repeated store or fail is not an outcome. */
+  #ended(run: RunRow, outcome: WorkflowOutcome): void {
+    this.deps.metrics?.workflowEnded(run.kind === 'single' ? 'analysis' : 'consolidated', outcome);
   }
 
   /**
@@ -303,12 +318,8 @@ export class AnalysisRuns {
    * the answer is how the run ended, so a caller never reports a delivered result as failed.
    */
   async fail(runId: string, reason: string): Promise<'failed' | 'stored'> {
-    let ended: 'failed' | 'stored' = 'failed';
-    await this.#onRun(runId, async (trx, run) => {
-      if (run.status !== 'running') {
-        ended = run.status;
-        return;
-      }
+    const ended = await this.#onRun(runId, async (trx, run) => {
+      if (run.status !== 'running') return { status: run.status, failedHere: null };
       const { credits } = this.deps;
       const reversed =
         run.kind === 'single'
@@ -317,8 +328,10 @@ export class AnalysisRuns {
       if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
       const events = await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
       await this.#returnSurcharges(trx, run, events, `analysis run ${runId} failed`);
+      return { status: 'failed' as const, failedHere: run };
     });
-    return ended;
+    if (ended.failedHere) this.#ended(ended.failedHere, 'failed');
+    return ended.status;
   }
 
   /** Reverses in the ledger each surcharge the run's decision returned. */
@@ -357,12 +370,12 @@ export class AnalysisRuns {
     await this.deps.db.updateTable('analysisRuns').set({ workflowStarted: true }).where('runId', '=', runId).execute();
   }
 
-  async #onRun(runId: string, work: (trx: Trx, run: RunRow) => Promise<void>): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
+  async #onRun<T>(runId: string, work: (trx: Trx, run: RunRow) => Promise<T>): Promise<T> {
+    return this.deps.credits.transaction(async (trx) => {
       const row = await trx.selectFrom('analysisRuns').select('runId').where('runId', '=', runId).forUpdate().executeTakeFirst();
       if (!row) throw new Error(`no analysis run ${runId}`);
       const run = await this.#runIn(trx, runId);
-      await work(trx, run);
+      return work(trx, run);
     });
   }
 

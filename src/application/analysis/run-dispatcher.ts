@@ -68,7 +68,8 @@ export class AnalysisRunDispatcher {
       return this.#fail(run, 'the workflow engine could not start the run in time');
     }
     try {
-      await this.deps.workflows.startAnalysis(run.runId);
+      // The run does not keep the request that admitted it: a recovered start logs without one.
+      await this.deps.workflows.startAnalysis(run.runId, { accountId: run.accountId });
     } catch (error) {
       if (error instanceof WorkflowEngineUnavailableError) return 'waiting';
       throw error;

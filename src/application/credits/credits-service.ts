@@ -15,6 +15,11 @@
  * `balance` is what is spendable now (the row less lots already due but not yet recorded
  * as expired); `expireDue` records those expiries for one account and `expireAllDue` for
  * every account holding any, which the expiry sweeper runs periodically.
+ *
+ * Charges and reversals are counted for the operators' metrics once their commit is
+ * known: a batch's after its transaction, a command run in a caller's transaction after
+ * that transaction, which callers open through `transaction` for this reason (a charge
+ * rolled back with its run, such as a refused remote-fetch surcharge, is never counted).
  */
 import { sql } from 'kysely';
 import { VersionConflictError, type EventMetadata, type EventStore, type NewEvent } from '../../ports/event-store.ts';
@@ -34,6 +39,7 @@ import {
 } from '../../domain/credits/ledger.ts';
 import { fold } from '../../domain/decider.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
+import { noMetrics, type Metrics } from '../../ports/metrics.ts';
 import { isConnectionLoss } from '../../db/connection-loss.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { KeyedBatcher } from './keyed-batcher.ts';
@@ -78,6 +84,8 @@ export interface CreditsDeps {
   readonly store: EventStore;
   readonly clock: Clock;
   readonly ids: IdGenerator;
+  /** Where committed charges and reversals are counted; nothing is counted without one. */
+  readonly metrics?: Pick<Metrics, 'charged' | 'refunded'>;
 }
 
 /** What `#entries` reads, as PostgreSQL's JSON gives it (timestamps as ISO strings with an offset). */
@@ -127,6 +135,8 @@ export class CreditsService {
   readonly #batcher: KeyedBatcher<LedgerItem, Decided>;
   /** Spendable balance each account was left with by the last commit this process saw. */
   readonly #known = new Map<string, number>();
+  /** Events decided in a caller's transaction, counted once it commits (see `transaction`). */
+  readonly #uncommitted = new WeakMap<Trx, LedgerEvent[]>();
 
   constructor(private readonly deps: CreditsDeps) {
     this.#batcher = new KeyedBatcher((accountId, items) => this.#commitBatch(accountId, items), MAX_BATCH);
@@ -319,6 +329,30 @@ export class CreditsService {
     return decided.ok ? { ok: true, value: { chargeId, ...decided.after } } : decided;
   }
 
+  /**
+   * Runs `work` in a transaction on the ledger's database and counts the charges and
+   * reversals decided in it once it commits. Credit commands a caller runs in its own
+   * transaction belong in one opened here; any other transaction's are not counted.
+   */
+  async transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T> {
+    let decided: readonly LedgerEvent[] = [];
+    const result = await this.deps.db.transaction().execute(async (trx) => {
+      const value = await work(trx);
+      decided = this.#uncommitted.get(trx) ?? [];
+      return value;
+    });
+    this.#count(decided);
+    return result;
+  }
+
+  #count(events: readonly LedgerEvent[]): void {
+    const metrics = this.deps.metrics ?? noMetrics;
+    for (const event of events) {
+      if (event.type === 'CreditsCharged' && event.data.amount > 0) metrics.charged(event.data.amount);
+      if (event.type === 'ChargeReversed' && event.data.amount > 0) metrics.refunded(event.data.amount);
+    }
+  }
+
   #meta(context: CreditsContext): EventMetadata {
     return {
       occurredAt: this.deps.clock.now().toISOString(),
@@ -337,6 +371,7 @@ export class CreditsService {
     if (!trx) return this.#batcher.submit(accountId, item);
     this.#known.delete(accountId);
     const [decided] = await this.#decideAndAppend(trx, accountId, [item], { version: 0, events: [], results: [], balance: 0 });
+    if (decided?.ok) this.#uncommitted.set(trx, [...(this.#uncommitted.get(trx) ?? []), ...decided.events]);
     return decided as Decided;
   }
 
@@ -352,11 +387,13 @@ export class CreditsService {
     try {
       const results = await this.deps.db.transaction().execute((trx) => this.#decideAndAppend(trx, accountId, items, plan));
       this.#remember(accountId, plan.balance);
+      this.#countBatch(results);
       return results;
     } catch (error) {
       const recorded = plan.events.length === 0 ? 'nothing' : await this.#wasRecorded(accountId, plan);
       if (recorded === true) {
         this.#remember(accountId, plan.balance);
+        this.#countBatch(plan.results);
         return plan.results;
       }
       if (recorded !== 'unknown' && attempt < BATCH_ATTEMPTS && isConnectionLoss(error))
@@ -392,6 +429,10 @@ export class CreditsService {
       }
     }
     return 'unknown';
+  }
+
+  #countBatch(results: readonly Decided[]): void {
+    for (const result of results) if (result.ok) this.#count(result.events);
   }
 
   #remember(accountId: string, balance: number): void {

@@ -36,7 +36,7 @@ export class TimelineDispatcher {
     let started = 0;
     let failed = 0;
     for (const job of await this.deps.jobs.unstarted(new Date(now - this.deps.graceMs))) {
-      const step = await this.#guard(job.requestId, () => this.#unstarted(job.requestId, now - job.createdAt.getTime()));
+      const step = await this.#guard(job.requestId, () => this.#unstarted(job, now - job.createdAt.getTime()));
       if (step === 'started') started += 1;
       if (step === 'failed') failed += 1;
     }
@@ -46,10 +46,11 @@ export class TimelineDispatcher {
     return { started, failed };
   }
 
-  async #unstarted(requestId: string, age: number): Promise<Step> {
+  async #unstarted({ requestId, accountId }: { requestId: string; accountId: string }, age: number): Promise<Step> {
     if (age > this.deps.startBoundMs) return this.#fail(requestId);
     try {
-      await this.deps.workflows.startTimelineFetch(requestId);
+      // The job does not keep the call that admitted it: a recovered start logs without one.
+      await this.deps.workflows.startTimelineFetch(requestId, { accountId });
     } catch (error) {
       if (error instanceof WorkflowEngineUnavailableError) return 'waiting';
       throw error;

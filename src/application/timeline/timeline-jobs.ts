@@ -25,6 +25,7 @@ import {
   type TimelineSubject,
 } from '../../domain/timeline-request/timeline-request.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
+import type { Metrics } from '../../ports/metrics.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
 
@@ -98,6 +99,8 @@ export class TimelineJobs {
       readonly ids: IdGenerator;
       /** How long a fetch's hold may stay open: past the watchdog's bound, which fails the job (releasing it) first. */
       readonly holdForMs: number;
+      /** Where live fetches that end are counted by outcome; nothing is counted without one. */
+      readonly metrics?: Pick<Metrics, 'workflowEnded'>;
     },
   ) {}
 
@@ -129,7 +132,7 @@ export class TimelineJobs {
   }): Promise<AdmitResult> {
     const requestId = this.#newRequestId();
     try {
-      return await this.deps.db.transaction().execute(async (trx) => {
+      return await this.deps.credits.transaction(async (trx) => {
         // Serialises the account's admissions so two cannot both take the last slot of the day.
         await sql`select pg_advisory_xact_lock(hashtext(${`timeline-live-fetch:${input.accountId}`}))`.execute(trx);
         const now = this.deps.clock.now();
@@ -202,6 +205,8 @@ export class TimelineJobs {
     await this.#onJob(requestId, async (trx) => {
       await this.#decide(trx, requestId, { type: 'CompleteLiveFetch', requestId, ...result, now: this.#now() });
     });
+    // A job that had already ended is refused above (it throws), so each fetch counts once.
+    this.deps.metrics?.workflowEnded('timeline', 'completed');
   }
 
   /**
@@ -209,37 +214,36 @@ export class TimelineJobs {
    * ended stays as it ended (a completed fetch keeps its charge); the answer is how it ended.
    */
   async fail(requestId: string, code: TimelineFailureCode, message: string): Promise<TimelineJobStatus> {
-    let ended: TimelineJobStatus = 'failed';
-    await this.#onJob(requestId, async (trx, job) => {
-      if (job.status !== 'running') {
-        ended = job.status;
-        return;
-      }
+    const ended = await this.#onJob(requestId, async (trx, job) => {
+      if (job.status !== 'running') return { status: job.status, endedHere: false };
       await this.#decide(trx, requestId, { type: 'FailLiveFetch', requestId, code, message, now: this.#now() });
-      if (job.reservationId === null) return;
-      const { credits } = this.deps;
-      const back = job.liveFetched
-        ? await credits.reverse(job.accountId, job.reservationId, `live timeline fetch ${requestId} failed`, trx)
-        : await credits.release(job.accountId, job.reservationId, trx);
-      if (!back.ok) throw new Error(`refunding the live fetch of ${requestId}: ${back.error.tag}`);
+      if (job.reservationId !== null) {
+        const { credits } = this.deps;
+        const back = job.liveFetched
+          ? await credits.reverse(job.accountId, job.reservationId, `live timeline fetch ${requestId} failed`, trx)
+          : await credits.release(job.accountId, job.reservationId, trx);
+        if (!back.ok) throw new Error(`refunding the live fetch of ${requestId}: ${back.error.tag}`);
+      }
+      return { status: 'failed' as const, endedHere: true };
     });
-    return ended;
+    if (ended.endedHere) this.deps.metrics?.workflowEnded('timeline', 'failed');
+    return ended.status;
   }
 
   /** Live fetches whose admission committed but whose workflow was not seen to start (the outbox). */
-  unstarted(requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+  unstarted(requestedBefore: Date): Promise<{ requestId: string; accountId: string; createdAt: Date }[]> {
     return this.#running(false, requestedBefore);
   }
 
   /** Live fetches whose workflow started and that are still running (for the watchdog that ends orphans). */
-  startedAndRunning(requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+  startedAndRunning(requestedBefore: Date): Promise<{ requestId: string; accountId: string; createdAt: Date }[]> {
     return this.#running(true, requestedBefore);
   }
 
-  #running(started: boolean, requestedBefore: Date): Promise<{ requestId: string; createdAt: Date }[]> {
+  #running(started: boolean, requestedBefore: Date): Promise<{ requestId: string; accountId: string; createdAt: Date }[]> {
     return this.deps.db
       .selectFrom('timelineRequests')
-      .select(['requestId', 'createdAt'])
+      .select(['requestId', 'accountId', 'createdAt'])
       .where('workflowStarted', '=', started)
       .where('refresh', '=', true)
       .where('status', '=', 'running')
@@ -253,8 +257,8 @@ export class TimelineJobs {
     await this.deps.db.updateTable('timelineRequests').set({ workflowStarted: true }).where('requestId', '=', requestId).execute();
   }
 
-  async #onJob(requestId: string, work: (trx: Trx, job: TimelineJob) => Promise<void>): Promise<void> {
-    await this.deps.db.transaction().execute(async (trx) => {
+  async #onJob<T>(requestId: string, work: (trx: Trx, job: TimelineJob) => Promise<T>): Promise<T> {
+    return this.deps.credits.transaction(async (trx) => {
       const row = await trx
         .selectFrom('timelineRequests')
         .select(JOB_COLUMNS)
@@ -262,7 +266,7 @@ export class TimelineJobs {
         .forUpdate()
         .executeTakeFirst();
       if (!row) throw new Error(`no timeline job ${requestId}`);
-      await work(trx, row as TimelineJob);
+      return work(trx, row as TimelineJob);
     });
   }
 

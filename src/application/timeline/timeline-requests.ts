@@ -13,6 +13,7 @@ import type { CourtLevel } from '../../domain/case/case-record.ts';
 import type { CaseTimeline } from '../../domain/timeline/case-timeline.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { TimelineWorkflows } from '../../ports/timeline-workflows.ts';
+import type { WorkflowCaller } from '../../ports/analysis-workflows.ts';
 import type { CaseReader } from '../cases/case-reader.ts';
 import { caseIdOfCnr, type StoredRecords } from './stored-records.ts';
 import type { AdmitRefusal, TimelineJob, TimelineJobs } from './timeline-jobs.ts';
@@ -124,7 +125,8 @@ export class TimelineRequests {
       callId: input.callId,
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
-    if ((await this.#start(admitted.requestId)) === 'released') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if ((await this.#start(admitted.requestId, { accountId: input.accountId, requestId: input.callId })) === 'released')
+      return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
     return { outcome: 'admitted', requestId: admitted.requestId, balance: admitted.balance, target };
   }
 
@@ -140,9 +142,9 @@ export class TimelineRequests {
    * it, the job is failed and its hold released at once and the caller told so; if that
    * cannot be written either, the job stays unstarted and the dispatcher starts or fails it.
    */
-  async #start(requestId: string): Promise<'started' | 'released'> {
+  async #start(requestId: string, caller: WorkflowCaller): Promise<'started' | 'released'> {
     try {
-      await this.deps.workflows.startTimelineFetch(requestId);
+      await this.deps.workflows.startTimelineFetch(requestId, caller);
     } catch (error) {
       this.deps.onStartFailure(requestId, error);
       const ended = await this.deps.jobs.fail(requestId, 'UPSTREAM_UNAVAILABLE', ENGINE_DOWN_MESSAGE);
