@@ -28,6 +28,11 @@ export default tseslint.config(
     },
   },
   {
+    // The SDK ships to customers on Node, Deno and browsers: no service code, no Node built-ins.
+    files: ['sdk/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: [...nodeBuiltins, '**/src/adapters/**', '**/src/application/**', '**/src/http/**', '**/src/domain/**', '**/src/db/**'] }] },
+  },
+  {
     files: ['src/domain/**/*.ts'],
     rules: {
       'no-restricted-imports': [

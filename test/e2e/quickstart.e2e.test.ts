@@ -6,7 +6,7 @@
  * token to be found.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -86,6 +86,36 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
 
     // The key stays a secret of this output: the service never logs it.
     assert.ok(!service.output().includes(key), 'the plaintext key reached the service log');
+  });
+
+  it('the README’s SDK example is sdk/examples/first-calls.ts, and it runs against the service with a seeded key', async () => {
+    const example = readFileSync('sdk/examples/first-calls.ts', 'utf8');
+    const readme = /<!-- sdk-example:start -->\n```ts\n([\s\S]*?)```\n<!-- sdk-example:end -->/.exec(
+      readFileSync('README.md', 'utf8'),
+    )?.[1];
+    assert.equal(readme, example, 'the README block and the example file differ');
+
+    const seeded = await seed(['--json', '--credits', '100'], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const { apiKey, apiRoot } = JSON.parse(seeded.stdout) as { apiKey: string; apiRoot: string };
+    const run = await runCommand(process.execPath, ['--import', 'tsx', 'sdk/examples/first-calls.ts'], {
+      COURT_RECORDS_API: apiRoot,
+      COURT_RECORDS_API_KEY: apiKey,
+    });
+    assert.equal(run.code, 0, run.stderr);
+    const lines = run.stdout.trimEnd().split('\n');
+    const hits = lines.filter((l) => /^\S+ {2}\S/.test(l));
+    assert.ok(hits.length > 0 && hits.length <= 3, run.stdout);
+    assert.ok(lines.includes('charged 5 credits, 95 left'), run.stdout);
+    assert.ok(
+      lines.some((l) => /^refused: CASE_NOT_FOUND \(request \S+\)$/.test(l)),
+      run.stdout,
+    );
+    const pdf = lines.at(-1) ?? '';
+    assert.match(pdf, /^(PDF of \S+ until \S+: \/\S+|no PDF held for \S+)$/);
+    const usage = await fetch(`${apiRoot}/usage`, { headers: { 'X-API-Key': apiKey } });
+    const balance = ((await usage.json()) as { data: { balance: number } }).data.balance;
+    assert.equal(balance, pdf.startsWith('PDF of') ? 90 : 95, 'the search, and the PDF link when one was handed out');
   });
 
   it('makes a new account each run; --json prints one object', async () => {

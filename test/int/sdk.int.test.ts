@@ -1,0 +1,281 @@
+/**
+ * The TypeScript SDK (sdk/) against the real app behind a real HTTP listener: its generated
+ * files match the document the code serves; typed calls return bodies and credit headers;
+ * refusals arrive as CourtRecordsError typed by code; a charged POST whose answer is lost
+ * on the wire is retried with the same Idempotency-Key and charged once (a TCP proxy cuts
+ * the connection after the server answered); a 429's Retry-After is waited exactly (the
+ * wait advances the service's clock) and a long one is handed back; a reused key is not
+ * retried; a PDF link decrypts and downloads.
+ */
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { serve, type ServerType } from '@hono/node-server';
+import { sql } from 'kysely';
+import { createCourtRecordsClient, CourtRecordsError, type CourtRecordsClient } from '@court-records/sdk';
+import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
+import { ingestCorpus } from '../../src/corpus/ingest.ts';
+import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
+import { storeJudgmentDocuments } from '../../src/corpus/store-documents.ts';
+import type { OpenedDatabase } from '../../src/db/open.ts';
+import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
+import { renderSdkSources } from '../../scripts/generate-sdk.ts';
+import { keyedUser } from '../support/access-fixture.ts';
+import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
+import { corpusDir } from '../support/corpus.ts';
+import { databases } from '../support/databases.ts';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+const SEARCH_PRICE = 5;
+
+/** A TCP proxy in front of the service that can cut the connection of the next answer after the server sent it. */
+async function startCuttingProxy(
+  upstreamPort: number,
+): Promise<{ port: number; cutNextAnswers: (n: number) => void; close: () => Promise<void> }> {
+  let toCut = 0;
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((client) => {
+    const upstream = new Socket();
+    sockets.add(client).add(upstream);
+    upstream.connect(upstreamPort, '127.0.0.1');
+    client.on('data', (chunk) => upstream.write(chunk));
+    upstream.on('data', (chunk) => {
+      if (toCut > 0) {
+        toCut -= 1;
+        client.destroy();
+        upstream.destroy();
+        return;
+      }
+      client.write(chunk);
+    });
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    client.on('error', () => undefined);
+    upstream.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    cutNextAnswers: (n) => {
+      toCut = n;
+    },
+    close: () =>
+      new Promise((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+async function rejection(promise: Promise<unknown>): Promise<CourtRecordsError> {
+  try {
+    await promise;
+  } catch (error) {
+    if (error instanceof CourtRecordsError) return error;
+    throw error;
+  }
+  assert.fail('expected a CourtRecordsError');
+}
+
+const pglite = databases.find((d) => d.name === 'pglite')!;
+
+describe('the TypeScript SDK against the real service', { timeout: 300_000 }, () => {
+  let database: OpenedDatabase;
+  let t: TestApp;
+  let server: ServerType;
+  let origin: string;
+  let proxy: Awaited<ReturnType<typeof startCuttingProxy>>;
+  const clock = new SettableClock(new Date('2026-11-20T10:00:30Z'));
+  const slept: number[] = [];
+  let account: { userId: string; key: string };
+
+  const client = (
+    apiKey: string | undefined,
+    over: { port?: number; idempotencyKey?: () => string; maxDelayMs?: number } = {},
+  ): CourtRecordsClient =>
+    createCourtRecordsClient({
+      baseUrl: `http://127.0.0.1:${over.port ?? new URL(origin).port}${BASE}`,
+      ...(apiKey === undefined ? {} : { apiKey }),
+      retry: { baseDelayMs: 1, ...(over.maxDelayMs === undefined ? {} : { maxDelayMs: over.maxDelayMs }) },
+      environment: {
+        // Waiting moves the service's clock, so a Retry-After is honoured without real seconds passing.
+        sleep: async (ms) => {
+          slept.push(ms);
+          clock.advanceSeconds(ms / 1000);
+        },
+        now: () => clock.now().getTime(),
+        ...(over.idempotencyKey ? { idempotencyKey: over.idempotencyKey } : {}),
+      },
+    });
+  const balance = async (id: string) => (await t.application.credits.balance(id)).balance;
+
+  before(async () => {
+    database = await pglite.open();
+    const index = new PostgresSearchIndex(database.db);
+    // The listener exists before the app, so document links can point at its real origin.
+    server = serve({ fetch: (request) => t.app.fetch(request), port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => server.once('listening', resolve));
+    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    t = buildTestApp({ db: database.db, clock, index, publicBaseUrl: `${origin}${BASE}`, version: PACKAGE_VERSION });
+    await ingestCorpus({ db: database.db, corpusDir, now: () => clock.now(), sources: [scInAbsSource] });
+    await new SearchIndexProjector(database.db, index, { kind: database.kind, now: () => clock.now() }).catchUp();
+    await storeJudgmentDocuments({ db: database.db, storage: t.research.documents, now: () => clock.now() });
+    account = await keyedUser(t.application.accounts, 'sdk', { requestsPerMinute: 1_000 });
+    await t.application.credits.grant(account.userId, { amount: 10_000, source: 'grant' });
+    proxy = await startCuttingProxy(new URL(origin).port === '' ? 80 : Number(new URL(origin).port));
+  });
+  after(async () => {
+    await proxy.close();
+    await new Promise((resolve) => server.close(resolve));
+    await database.close();
+  });
+
+  it('its generated types and operation table are what the served document generates (run npm run sdk:generate)', async () => {
+    const document = (await (await t.app.request(`${BASE}/openapi.json`)).json()) as Parameters<typeof renderSdkSources>[0];
+    for (const [name, text] of Object.entries(await renderSdkSources(document)))
+      assert.equal(readFileSync(join(ROOT, 'sdk', 'src', 'generated', name), 'utf8'), text, `sdk/src/generated/${name} is stale`);
+  });
+
+  it('a typed charged call returns the body and the credit headers, and the balance moves by the price', async () => {
+    const before = await balance(account.userId);
+    const result = await client(account.key).searchCases({ body: { query: 'union of india', limit: 3 } });
+    assert.equal(result.status, 200);
+    assert.ok(result.body.data.length > 0);
+    assert.equal(result.creditsCharged, SEARCH_PRICE);
+    assert.equal(result.creditsRemaining, before - SEARCH_PRICE);
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+    assert.match(result.requestId ?? '', /\S/);
+    assert.equal(result.replayed, false);
+  });
+
+  it('a public call needs no key', async () => {
+    const result = await client(undefined).listCourts();
+    assert.ok(result.body.data.courts.length > 0);
+  });
+
+  it('gives every POST an Idempotency-Key: the same generated key replays and charges once', async () => {
+    const key = `sdk-test-${Date.now()}`;
+    const sdk = client(account.key, { idempotencyKey: () => key });
+    const before = await balance(account.userId);
+    const first = await sdk.searchCases({ body: { query: 'land acquisition', limit: 2 } });
+    const second = await sdk.searchCases({ body: { query: 'land acquisition', limit: 2 } });
+    assert.deepEqual([first.replayed, second.replayed], [false, true]);
+    assert.deepEqual(second.body, first.body);
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+  });
+
+  it('refusals are CourtRecordsError typed by code, with the body of that code', async () => {
+    const forged = `${account.key.slice(0, -1)}${account.key.endsWith('a') ? 'b' : 'a'}`;
+    const invalid = await rejection(client(forged).getMe());
+    assert.deepEqual([invalid.status, invalid.code], [401, 'API_KEY_INVALID']);
+    assert.match(invalid.requestId ?? '', /\S/);
+
+    const missing = await rejection(client(account.key).getCase({ params: { path: { id: 'sc-inabs-does-not-exist' } } }));
+    assert.deepEqual([missing.status, missing.code], [404, 'CASE_NOT_FOUND']);
+
+    const bad = await rejection(client(account.key).searchCases({ body: { query: 'x', limit: 100_000 } }));
+    assert.equal(bad.status, 400);
+    assert.ok(bad.is('VALIDATION_ERROR') || bad.is('PAGE_LIMIT_EXCEEDED'), bad.code);
+
+    const broke = await keyedUser(t.application.accounts, 'sdk-broke');
+    const poor = await rejection(client(broke.key).searchCases({ body: { query: 'appeal' } }));
+    assert.ok(poor.is('INSUFFICIENT_API_CREDITS'));
+    assert.deepEqual([poor.body.required, poor.body.balance, poor.body.shortfall], [SEARCH_PRICE, 0, SEARCH_PRICE]);
+    assert.match(poor.body.topUpUrl, /^https?:\/\//);
+  });
+
+  it('a charged POST whose answer is cut on the wire is retried with the same key and charged once', async () => {
+    const sdk = client(account.key, { port: proxy.port });
+    const before = await balance(account.userId);
+    slept.length = 0;
+    proxy.cutNextAnswers(1);
+    const result = await sdk.searchCases({ body: { query: 'murder', limit: 2 } });
+    assert.equal(slept.length, 1, 'one retry');
+    assert.equal(result.replayed, true, 'the retry was answered from the first attempt’s record');
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+    const report = await reconcileLedger(
+      { db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+      { accountId: account.userId },
+    );
+    assert.deepEqual(report.differences, []);
+  });
+
+  it('without the retry the cut costs the caller the answer but still one charge (what the key protects)', async () => {
+    const before = await balance(account.userId);
+    proxy.cutNextAnswers(1);
+    const sdk = createCourtRecordsClient({
+      baseUrl: `http://127.0.0.1:${proxy.port}${BASE}`,
+      apiKey: account.key,
+      retry: { maxRetries: 0 },
+    });
+    await assert.rejects(sdk.searchCases({ body: { query: 'bail', limit: 2 } }), { name: 'CourtRecordsConnectionError' });
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+  });
+
+  it('honours a 429’s Retry-After exactly, then succeeds; a wait longer than maxDelayMs is handed back', async () => {
+    const limited = await keyedUser(t.application.accounts, 'sdk-limited', { requestsPerMinute: 1 });
+    await t.application.credits.grant(limited.userId, { amount: 100, source: 'grant' });
+    const sdk = client(limited.key);
+    await sdk.getMe();
+    slept.length = 0;
+    const now = clock.now().getTime();
+    const windowEnd = now - (now % 60_000) + 60_000;
+    const result = await sdk.getMe();
+    assert.equal(result.status, 200);
+    assert.deepEqual(slept, [Math.ceil((windowEnd - now) / 1000) * 1000]);
+
+    slept.length = 0;
+    const impatient = client(limited.key, { maxDelayMs: 1 });
+    const refused = await rejection(impatient.getMe());
+    assert.ok(refused.is('RATE_LIMITED'));
+    assert.ok((refused.retryAfter ?? 0) > 0);
+    assert.deepEqual(slept, []);
+  });
+
+  it('does not retry a reused key with another body (409 IDEMPOTENCY_KEY_REUSED)', async () => {
+    const key = `sdk-reused-${Date.now()}`;
+    const sdk = client(account.key);
+    const header = { 'idempotency-key': key };
+    await sdk.searchCases({ params: { header }, body: { query: 'tax', limit: 1 } });
+    slept.length = 0;
+    const reused = await rejection(sdk.searchCases({ params: { header }, body: { query: 'contract', limit: 1 } }));
+    assert.deepEqual([reused.status, reused.code], [409, 'IDEMPOTENCY_KEY_REUSED']);
+    assert.deepEqual(slept, []);
+  });
+
+  it('casePdfUrl decrypts the link, and the link downloads the judgment', async () => {
+    const { url, expiresAt, result } = await client(account.key).casePdfUrl('sc-inabs-5861');
+    assert.equal(result.creditsCharged, 5);
+    assert.ok(url.startsWith(`${origin}${BASE}/documents/`), url);
+    assert.ok(Date.parse(expiresAt) > clock.now().getTime());
+    const download = await fetch(url);
+    assert.equal(download.status, 200);
+    assert.equal(new TextDecoder().decode((await download.arrayBuffer()).slice(0, 5)), '%PDF-');
+  });
+
+  it('every charge it made is one CreditsCharged event with a server-made id', async () => {
+    const rows = await sql<{ n: number; ids: number }>`
+      select count(*)::int as n, count(distinct data->>'chargeId')::int as ids
+      from events where type = 'CreditsCharged' and stream_id = ${`credit-ledger-${account.userId}`}`.execute(database.db);
+    assert.equal(rows.rows[0]!.n, rows.rows[0]!.ids);
+    assert.equal(rows.rows[0]!.n * SEARCH_PRICE, 10_000 - (await balance(account.userId)));
+  });
+});
+
+/** Compile-time checks: wrong calls must not typecheck (tsc runs over the tests in CI). */
+export async function typeChecks(sdk: CourtRecordsClient): Promise<unknown[]> {
+  const error = await rejection(sdk.getMe());
+  // @ts-expect-error getCase needs its path parameter
+  const noPath: unknown = sdk.getCase();
+  // @ts-expect-error searchCases needs a body with a query
+  const noQuery: unknown = sdk.searchCases({ body: { limit: 3 } });
+  // @ts-expect-error not an operation of the API
+  const unknownOperation: unknown = sdk.deleteEverything;
+  // @ts-expect-error not an error code of the API
+  const unknownCode: unknown = error.is('NOT_A_CODE');
+  return [noPath, noQuery, unknownOperation, unknownCode];
+}
