@@ -23,7 +23,7 @@ import type { CaseReader } from './application/cases/case-reader.ts';
 import type { Config } from './config.ts';
 import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from './ports/analysis-workflows.ts';
 import type { DocumentStorage } from './ports/document-storage.ts';
-import type { PayloadCodec } from '@temporalio/common';
+import type { DataConverter, PayloadCodec } from '@temporalio/common';
 import { TASK_QUEUES } from '../workflows/task-queues.ts';
 import { createAnalysisActivities } from '../workflows/activities/analysis-activities.ts';
 import { createTimelineActivities, timelineActivityTimeoutSeconds } from '../workflows/activities/timeline-activities.ts';
@@ -35,6 +35,10 @@ import { CourtPortalUnavailableError, type CourtPortal } from './ports/court-por
 import { unavailableTimelineWorkflows, type TimelineWorkflows } from './ports/timeline-workflows.ts';
 import type { Clock } from './ports/clock.ts';
 import type { DependencyProbe } from './ports/health.ts';
+import { TemporalWebhookWorkflows } from './adapters/temporal/webhook-workflows.ts';
+import type { WebhookDeliveries } from './application/webhooks/webhook-deliveries.ts';
+import { unavailableWebhookWorkflows, type WebhookWorkflows } from './ports/webhooks.ts';
+import { createWebhookActivities } from '../workflows/activities/webhook-activities.ts';
 
 /** How often the embedded dev server's port is checked: a dead server is back within a few of these. */
 const DEV_SERVER_CHECK_MS = 2_000;
@@ -59,6 +63,9 @@ export function remoteFetchAllowlist(config: Config, publicBaseUrl: string): str
 export interface WorkflowRuntime {
   readonly workflows: AnalysisWorkflows;
   readonly timelineWorkflows: TimelineWorkflows;
+  readonly webhookWorkflows: WebhookWorkflows;
+  /** The connection and codec, for test mode's workers (compose-test-mode.ts); null without an engine. */
+  readonly engine: { readonly runtime: TemporalRuntime; readonly dataConverter: DataConverter } | null;
   readonly uiUrl: string | null;
   /** The engine and its workers, for /health?deep=1 (both soft). */
   readonly probes: readonly DependencyProbe[];
@@ -74,6 +81,8 @@ export interface ActivityAdapters {
   readonly allowlist: readonly string[];
   /** The timeline jobs a live fetch's activities act on; without them this process runs no timeline worker. */
   readonly timeline?: { readonly jobs: TimelineJobs; readonly records: StoredRecords; readonly clock: Clock };
+  /** The deliveries webhook activities attempt; without them this process runs no webhook worker. */
+  readonly webhooks?: WebhookDeliveries;
 }
 
 /** Attempts of each live-fetch activity: a portal that fails or times out is retried with backoff (1, 2, 4, 8 s). */
@@ -82,7 +91,12 @@ const TIMELINE_ATTEMPTS = 5;
 /** The court portal at COURT_PORTAL_URL; without one, a fetch admitted earlier fails (and is refunded) rather than hang. */
 function courtPortalOf(config: Config): CourtPortal {
   if (config.COURT_PORTAL_URL) return new EcourtsHttpPortal({ url: config.COURT_PORTAL_URL, timeoutMs: config.COURT_PORTAL_TIMEOUT_MS });
-  const missing = () => Promise.reject(new CourtPortalUnavailableError('no court portal is configured (COURT_PORTAL_URL)'));
+  return noCourtPortal('no court portal is configured (COURT_PORTAL_URL)');
+}
+
+/** A portal that refuses every call as unavailable: without one, work admitted earlier fails (and is refunded). */
+export function noCourtPortal(reason: string): CourtPortal {
+  const missing = () => Promise.reject(new CourtPortalUnavailableError(reason));
   return { fetchCaseStatus: missing, fetchOrderDocument: missing };
 }
 
@@ -125,6 +139,8 @@ export async function openWorkflowRuntime(
     return {
       workflows: unavailableAnalysisWorkflows,
       timelineWorkflows: unavailableTimelineWorkflows,
+      webhookWorkflows: unavailableWebhookWorkflows,
+      engine: null,
       uiUrl: null,
       probes: [
         { name: 'workflowEngine', hard: false, backend: 'none', check: down },
@@ -150,8 +166,11 @@ export async function openWorkflowRuntime(
   let running: Promise<void> | undefined;
   let timelineWorker: Worker | undefined;
   let timelineRunning: Promise<void> | undefined;
+  let webhookWorker: Worker | undefined;
+  let webhookRunning: Promise<void> | undefined;
   const analyser = openCaseAnalyser(config);
   return {
+    engine: { runtime, dataConverter },
     workflows: new TemporalAnalysisWorkflows(runtime.client, {
       activityTimeoutSeconds: ACTIVITY_TIMEOUT_SECONDS,
       executionTimeoutSeconds: config.WORKFLOW_RUN_MAX_SECONDS,
@@ -160,6 +179,16 @@ export async function openWorkflowRuntime(
       activityTimeoutSeconds: timelineActivityTimeoutSeconds(config.COURT_PORTAL_TIMEOUT_MS),
       maximumAttempts: TIMELINE_ATTEMPTS,
       executionTimeoutSeconds: config.WORKFLOW_RUN_MAX_SECONDS,
+    }),
+    webhookWorkflows: new TemporalWebhookWorkflows(runtime.client, {
+      // The sender's own timeout ends an attempt first; this bounds a worker that hangs.
+      attemptTimeoutMs: config.WEBHOOK_TIMEOUT_MS + 5_000,
+      retry: {
+        initialIntervalMs: config.WEBHOOK_RETRY_INITIAL_MS,
+        backoffCoefficient: config.WEBHOOK_RETRY_BACKOFF,
+        maximumIntervalMs: config.WEBHOOK_RETRY_MAX_INTERVAL_MS,
+        maximumAttempts: config.WEBHOOK_MAX_ATTEMPTS,
+      },
     }),
     uiUrl: runtime.uiUrl,
     probes: [
@@ -197,6 +226,19 @@ export async function openWorkflowRuntime(
           return created.run();
         })
         .catch((err: unknown) => logger.error({ err }, 'analysis worker stopped'));
+      const deliveries = adapters.webhooks;
+      if (deliveries) {
+        webhookRunning = bundle
+          .then((code) =>
+            createWorker(runtime, TASK_QUEUES.webhooks, createWebhookActivities({ deliveries }), { dataConverter, bundle: code }),
+          )
+          .then((created) => {
+            webhookWorker = created;
+            logger.info({ taskQueue: 'webhooks' }, 'webhook worker running');
+            return created.run();
+          })
+          .catch((err: unknown) => logger.error({ err }, 'webhook worker stopped'));
+      }
       const timeline = adapters.timeline;
       if (!timeline) return;
       const timelineActivities = createTimelineActivities({
@@ -218,8 +260,10 @@ export async function openWorkflowRuntime(
     close: async () => {
       if (worker && worker.getState() === 'RUNNING') worker.shutdown();
       if (timelineWorker && timelineWorker.getState() === 'RUNNING') timelineWorker.shutdown();
+      if (webhookWorker && webhookWorker.getState() === 'RUNNING') webhookWorker.shutdown();
       await running;
       await timelineRunning;
+      await webhookRunning;
       await runtime.close();
     },
   };

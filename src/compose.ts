@@ -12,7 +12,7 @@ import { MemoryRateLimiter } from './adapters/memory/rate-limiter.ts';
 import { MemoryDistinctCounter } from './adapters/memory/distinct-counter.ts';
 import { ADMIN_TOKEN_FILE, loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from './adapters/redis/rate-limits.ts';
-import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline } from './wiring.ts';
+import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline, wireWebhooks } from './wiring.ts';
 import { openAdjudicator } from './adapters/llm/open-adjudicator.ts';
 import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from './compose-workflows.ts';
 import { PeriodicTask } from './application/periodic-task.ts';
@@ -33,9 +33,12 @@ import type { AnalyticsStore } from './ports/analytics.ts';
 import { migrateAnalytics } from './adapters/clickhouse/migrate.ts';
 import { findUserOrganization } from './adapters/postgres/key-lookup.ts';
 import { AuditQueries } from './application/audit/audit-queries.ts';
+import { UsageByDay } from './application/audit/usage-by-day.ts';
+import { exportLedger } from './application/credits/ledger-export.ts';
 import { auditToClickHouse } from './projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from './projections/projector.ts';
 import { projectorLag } from './projections/projector-lag.ts';
+import { WEBHOOK_PROJECTOR } from './application/webhooks/webhook-outbox.ts';
 import { searchIndexProjectorName } from './projections/search-index-projector.ts';
 import { embeddingProjectorName } from './projections/embedding-projector.ts';
 import { PromMetrics } from './adapters/metrics/prom-metrics.ts';
@@ -50,7 +53,8 @@ import { publicBaseUrl, type Config } from './config.ts';
 import { autoIngest } from './corpus/auto-ingest.ts';
 import { migrate } from './db/migrate.ts';
 import { openDatabase } from './db/open.ts';
-import { createApp } from './http/app.ts';
+import { createApp, type AppDeps } from './http/app.ts';
+import { testMode, TEST_MODE_PATH } from './compose-test-mode.ts';
 import { InFlightRequests } from './http/middleware/in-flight.ts';
 import type { App } from './http/app-types.ts';
 import type { AppEnv } from './http/env.ts';
@@ -230,6 +234,7 @@ export async function composeService(
   metrics.observeProjectorLag(() =>
     projectorLag(database.db, [
       { name: auditProjection.name, feed: 'events' },
+      { name: WEBHOOK_PROJECTOR, feed: 'events' },
       { name: searchIndexProjectorName(searchIndexWriter), feed: 'cases' },
       ...(vectorsAvailable ? [{ name: embeddingProjectorName(embedder), feed: 'cases' as const }] : []),
     ]),
@@ -270,6 +275,7 @@ export async function composeService(
       documents: documents.storage,
       allowlist,
       timeline: { jobs: timeline.jobs, records: timeline.records, clock },
+      webhooks: webhooks.deliveries,
     }),
   });
   const analysis = wireAnalysis({
@@ -306,6 +312,29 @@ export async function composeService(
     intervalMs: 10_000,
     onError: (err) => logger.warn({ err }, 'timeline fetch dispatch failed; will retry'),
   });
+  const webhooks = wireWebhooks({
+    db: database.db,
+    store: application.store,
+    clock,
+    ids: randomIds,
+    keyHashSecret,
+    // A developer's receiver on this machine is http on loopback; a deployment (DATABASE_URL set) refuses both unless told.
+    allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS ?? config.DATABASE_URL === undefined,
+    timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+    userAgent: `court-records-webhooks/${config.APP_VERSION}`,
+    workflows: workflowRuntime.webhookWorkflows,
+    onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
+  });
+  // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
+  const webhookProjector = new ProjectorRunner(database.maintenance, webhooks.outbox, {
+    now: () => clock.now(),
+    onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
+  });
+  const webhookDispatcher = new PeriodicTask(() => webhooks.dispatcher.dispatch(), {
+    intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
+    onError: (err) => logger.warn({ err }, 'webhook dispatch failed; will retry'),
+  });
 
   const screening = wireScreening({
     db: database.db,
@@ -323,7 +352,7 @@ export async function composeService(
 
   const auditQueries = new AuditQueries(analytics.store);
   const inFlight = new InFlightRequests();
-  const app = createApp({
+  const appDeps: AppDeps = {
     basePath: config.API_BASE_PATH,
     version: config.APP_VERSION,
     logger,
@@ -355,6 +384,8 @@ export async function composeService(
       onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; serving the public request'),
     },
     apiKeyGate: {
+      mode: 'live',
+      keyMode: (key) => application.codec.modeOf(key),
       authenticator: application.authenticator,
       allowlists: application.allowlists,
       limiter: stores.limiter,
@@ -369,9 +400,25 @@ export async function composeService(
         onFailure: (err) => logger.error({ err }, 'audit event could not be written'),
       },
     },
-    settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: config.TRUSTED_PROXIES.length > 0 },
+    settings: {
+      accounts: application.accounts,
+      sessions: application.sessions,
+      clock,
+      trustProxy: config.TRUSTED_PROXIES.length > 0,
+      webhooks: webhooks.endpoints,
+    },
     audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(database.db, userId) },
     usage: { credits: application.credits, queries: auditQueries, clock },
+    dashboard: {
+      sessions: application.sessions,
+      accounts: application.accounts,
+      credits: application.credits,
+      ledger: (range) => exportLedger(database.db, range),
+      audit: auditQueries,
+      usage: new UsageByDay(analytics.store),
+      clock,
+      trustProxy: config.TRUSTED_PROXIES.length > 0,
+    },
     admin: {
       adminToken,
       attempts: adminTokenAttempts,
@@ -403,6 +450,8 @@ export async function composeService(
       uiOrigins: config.TEMPORAL_UI_ORIGIN,
       clock,
       trustProxy: config.TRUSTED_PROXIES.length > 0,
+      // Only the UI this process started (none beside a cluster): it cannot be told to send credentials.
+      localUi: workflowRuntime.uiUrl ? { origin: workflowRuntime.uiUrl, socketAddress: options.socketAddress } : undefined,
     },
     metrics: {
       metrics,
@@ -413,9 +462,21 @@ export async function composeService(
     },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
     inFlight,
+  };
+  const tests = config.TEST_MODE
+    ? testMode({ config, logger, clock, live: appDeps, keyHashSecret, embedder, workflows: workflowRuntime, analytics: analytics.store })
+    : undefined;
+  const app = createApp({
+    ...appDeps,
+    testMode: tests && {
+      app: () => tests.app(),
+      isTestKey: (key) => application.codec.modeOf(key) === 'test',
+      linkPrefix: TEST_MODE_PATH,
+    },
   });
 
   const close = async (): Promise<void> => {
+    await tests?.close();
     await application.invalidator.stop();
     await auditProjector.stop();
     await searchProjector.stop();
@@ -424,6 +485,8 @@ export async function composeService(
     await expirySweeper.stop();
     await dispatcher.stop();
     await timelineDispatcher.stop();
+    await webhookProjector.stop();
+    await webhookDispatcher.stop();
     await workflowRuntime.close();
     documents.close();
     await analytics.store.close();
@@ -449,6 +512,8 @@ export async function composeService(
       workflowRuntime.startWorker();
       if (workflowRuntime.workflows.available) dispatcher.start();
       if (workflowRuntime.timelineWorkflows.available) timelineDispatcher.start();
+      webhookProjector.start();
+      if (workflowRuntime.webhookWorkflows.available) webhookDispatcher.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.maintenance, corpusDir: config.CORPUS_DIR, clock, logger });
       }

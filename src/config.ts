@@ -58,6 +58,11 @@ const schema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /** Test keys (the second API_KEY_PREFIXES prefix) answered by test mode; false refuses them as invalid keys. */
+  TEST_MODE: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   API_BASE_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'API_BASE_PATH must start with / and not end with /')
@@ -128,7 +133,10 @@ const schema = z.object({
         ctx.addIssue({ code: 'custom', message: error instanceof Error ? error.message : String(error) });
       }
     }),
-  /** Origins of the Temporal Web UI that may call the codec endpoint from a browser, comma-separated. */
+  /**
+   * Origins of a Temporal Web UI that may call the codec endpoint from a browser with the ops session
+   * cookie, comma-separated. The UI the embedded default starts is trusted apart (routes/ops/temporal-codec.ts).
+   */
   TEMPORAL_UI_ORIGIN: z
     .string()
     .default('http://localhost:8233,http://127.0.0.1:8233')
@@ -178,6 +186,26 @@ const schema = z.object({
   TOP_UP_URL: z.string().default('/dashboard/billing'),
   /** Where a Free-tier refusal (API_TIER_NOT_ALLOWED) sends callers to change plan. */
   UPGRADE_URL: z.string().default('/dashboard/billing/plans'),
+  /**
+   * Webhook endpoints may be http and deliveries may reach loopback and private addresses
+   * (a receiver on the developer's machine). Unset: true on the embedded default
+   * (DATABASE_URL unset), false otherwise; never set it true on a deployment.
+   */
+  WEBHOOK_ALLOW_INSECURE_URLS: z
+    .enum(['true', 'false'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true')),
+  /** One delivery attempt, connection to last byte. */
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Bytes of a receiver's answer read before the attempt is abandoned as failed. */
+  WEBHOOK_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).max(10_485_760).default(65_536),
+  /** Temporal's retry policy for attempts: first retry after the initial interval, then times the coefficient, capped. */
+  WEBHOOK_RETRY_INITIAL_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+  WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).max(10).default(4),
+  WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(10_800_000),
+  WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(12),
+  /** How often recorded deliveries are looked for and their workflows started. */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
 });
 
 export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };

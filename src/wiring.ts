@@ -37,6 +37,7 @@ import { TimelineJobs } from './application/timeline/timeline-jobs.ts';
 import { TimelineRequests } from './application/timeline/timeline-requests.ts';
 import type { TimelineWorkflows } from './ports/timeline-workflows.ts';
 import type { Db } from './db/database.ts';
+import type { EventStore } from './ports/event-store.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
 import { SearchCursorCodec } from './adapters/crypto/search-cursor-codec.ts';
@@ -73,10 +74,18 @@ import type { PartyRouteDeps } from './http/routes/party/index.ts';
 import type { MatchAdjudicator } from './ports/match-adjudicator.ts';
 import type { RateLimiter } from './ports/rate-limiter.ts';
 import type { PartySearchIndex } from './ports/search-index.ts';
+import { webhookEndpointsReadModel } from './application/webhooks/read-model.ts';
+import { WebhookEndpoints } from './application/webhooks/webhook-endpoints.ts';
+import { WebhookDeliveries } from './application/webhooks/webhook-deliveries.ts';
+import { WebhookDispatcher } from './application/webhooks/webhook-dispatcher.ts';
+import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
+import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender.ts';
+import { webhookSecrets } from './adapters/webhooks/signing.ts';
+import type { WebhookWorkflows } from './ports/webhooks.ts';
 
 /** Every inline projection, in one list: the API and the worker must keep the same read models in step. */
 export function eventStoreOf(db: Db): PostgresEventStore {
-  return new PostgresEventStore(db, [accountsReadModel, creditsReadModel, analysisReadModel, timelineReadModel]);
+  return new PostgresEventStore(db, [accountsReadModel, creditsReadModel, analysisReadModel, timelineReadModel, webhookEndpointsReadModel]);
 }
 
 export interface WiringOptions {
@@ -85,7 +94,8 @@ export interface WiringOptions {
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly logger: Logger;
-  readonly keyPrefixes: readonly [string, ...string[]];
+  /** The live prefix, then the test prefix (API_KEY_PREFIXES). */
+  readonly keyPrefixes: readonly [string, string];
   readonly keyHashSecret: string;
   readonly entitledTiers: readonly Tier[];
   readonly keyCachePollMs: number;
@@ -377,3 +387,50 @@ export function wireScreening(options: ScreeningWiringOptions): PartyRouteDeps {
   });
   return { checks, clock, topUpUrl: options.topUpUrl, upgradeUrl: options.upgradeUrl };
 }
+
+export interface WebhookDeliveryOptions {
+  readonly db: Db;
+  readonly clock: Clock;
+  /** The service's key-hash secret: endpoint secrets are sealed under a key derived from it. */
+  readonly keyHashSecret: string;
+  /** Development setting: http endpoints, and deliveries to loopback and private addresses. */
+  readonly allowInsecureUrls: boolean;
+  readonly timeoutMs: number;
+  readonly maxResponseBytes: number;
+  readonly userAgent: string;
+}
+
+/** The attempts a webhook worker makes (the API process and the standalone worker both run them). */
+export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDeliveries {
+  const sender = new HttpWebhookSender({
+    timeoutMs: options.timeoutMs,
+    maxResponseBytes: options.maxResponseBytes,
+    allowNonPublicAddresses: options.allowInsecureUrls,
+    userAgent: options.userAgent,
+  });
+  return new WebhookDeliveries({ db: options.db, sender, secrets: webhookSecrets(options.keyHashSecret), clock: options.clock });
+}
+
+export interface WebhookWiringOptions extends WebhookDeliveryOptions {
+  readonly store: EventStore;
+  readonly ids: IdGenerator;
+  readonly workflows: WebhookWorkflows;
+  readonly onDispatchError: (deliveryId: string, error: unknown) => void;
+}
+
+/** Endpoints (settings), the outbox projection, the attempts the worker makes and the dispatcher that starts them. */
+export function wireWebhooks(options: WebhookWiringOptions) {
+  const endpoints = new WebhookEndpoints({
+    db: options.db,
+    store: options.store,
+    secrets: webhookSecrets(options.keyHashSecret),
+    clock: options.clock,
+    ids: options.ids,
+    allowInsecureUrls: options.allowInsecureUrls,
+  });
+  const deliveries = webhookDeliveriesOf(options);
+  const dispatcher = new WebhookDispatcher({ deliveries, workflows: options.workflows, onDeliveryError: options.onDispatchError });
+  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox() };
+}
+
+export type WebhookWiring = ReturnType<typeof wireWebhooks>;

@@ -9,3 +9,5 @@ export { DEFAULT_RETRY_POLICY } from './retry.ts';
 export type { RetryEnvironment, RetryPolicy } from './retry.ts';
 export type { components, operations, paths } from './generated/schema.ts';
 export { API_VERSION, OPERATIONS } from './generated/operations.ts';
+export { signWebhook, verifyWebhook, WebhookVerificationError } from './webhooks.ts';
+export type { VerifyWebhookInput, WebhookEvent, WebhookEventType, WebhookHeaders, WebhookVerificationReason } from './webhooks.ts';

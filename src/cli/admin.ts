@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util';
 import { TIERS } from '../domain/access/tiers.ts';
 import { GRANT_SOURCES } from '../domain/credits/ledger.ts';
+import { KEY_MODES } from '../domain/api-key/api-key.ts';
 
 type Flags = Readonly<Record<string, string | boolean | undefined>>;
 
@@ -160,14 +161,26 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     }),
   },
   'key create': {
-    synopsis: 'key create --user USER_ID [--name NAME]',
-    strings: ['user', 'name'],
+    synopsis: 'key create --user USER_ID [--name NAME] [--mode live|test]',
+    strings: ['user', 'name', 'mode'],
     booleans: [],
     required: ['user'],
     build: (flags) => {
       const name = text(flags, 'name');
-      return { method: 'POST', path: `/admin/users/${id(flags, 'user')}/keys`, body: name === undefined ? {} : { name } };
+      const mode = oneOf(flags, 'mode', KEY_MODES);
+      return {
+        method: 'POST',
+        path: `/admin/users/${id(flags, 'user')}/keys`,
+        body: { ...(name === undefined ? {} : { name }), ...(mode === undefined ? {} : { mode }) },
+      };
     },
+  },
+  'key revoke': {
+    synopsis: 'key revoke --key KEY_ID',
+    strings: ['key'],
+    booleans: [],
+    required: ['key'],
+    build: (flags) => ({ method: 'POST', path: `/admin/keys/${id(flags, 'key')}/revoke`, body: {} }),
   },
   'credits grant': {
     synopsis: 'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO]',

@@ -18,8 +18,8 @@ import { callAdmin, type AdminIo, type AdminRequest } from './admin.ts';
 
 const DEFAULT_CREDITS = 10_000;
 const USAGE = `usage: court-records dev seed [--url URL] [--credits N] [--json]
-  creates an Enterprise account with N credits (default ${String(DEFAULT_CREDITS)}) and a key on the running service,
-  and prints the key and a first curl (--json: one JSON object instead)`;
+  creates an Enterprise account with N credits (default ${String(DEFAULT_CREDITS)}), a live key and a test-mode key on the
+  running service, and prints the keys and first curls (--json: one JSON object instead)`;
 const MAX_CREDITS = 1_000_000_000;
 
 class UsageError extends Error {}
@@ -117,10 +117,13 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
   const key = await call({ method: 'POST', path: `${path}/keys`, body: { name: 'quickstart' } });
   if ('failure' in key) return failed(io, key.failure, key.usage);
   const fullKey = String(key.data.fullKey);
+  const testKey = await call({ method: 'POST', path: `${path}/keys`, body: { name: 'quickstart test mode', mode: 'test' } });
+  if ('failure' in testKey) return failed(io, testKey.failure, testKey.usage);
+  const testApiKey = String(testKey.data.fullKey);
 
   if (seed.json) {
     io.stdout.write(
-      `${JSON.stringify({ userId, email, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, apiRoot: seed.apiRoot })}\n`,
+      `${JSON.stringify({ userId, email, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, testApiKey, apiRoot: seed.apiRoot })}\n`,
     );
     return 0;
   }
@@ -135,6 +138,11 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
       `  curl -s -H ${header} ${quoted(`${seed.apiRoot}/usage`)}`,
       `A keyword search (5 credits):`,
       `  curl -s -X POST -H ${header} -H 'Content-Type: application/json' -d '{"query":"union of india","limit":5}' ${quoted(`${seed.apiRoot}/search/cases`)}`,
+      ``,
+      `Test-mode key (same routes, a fixed fixture corpus, never charged; see docs/customer-guide.md):`,
+      `  ${testApiKey}`,
+      `The same search in test mode:`,
+      `  curl -s -X POST -H ${quoted(`X-API-Key: ${testApiKey}`)} -H 'Content-Type: application/json' -d '{"query":"union of india","limit":5}' ${quoted(`${seed.apiRoot}/search/cases`)}`,
       ``,
     ].join('\n'),
   );

@@ -29,6 +29,8 @@ export interface Database {
   caseAnalyses: InferSelectModel<typeof schema.caseAnalyses>;
   consolidatedAnalyses: InferSelectModel<typeof schema.consolidatedAnalyses>;
   timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;
+  webhookEndpoints: InferSelectModel<typeof schema.webhookEndpoints>;
+  webhookDeliveries: WithDefaults<InferSelectModel<typeof schema.webhookDeliveries>, 'workflowStarted' | 'attempts'>;
 }
 
 export type Db = Kysely<Database>;

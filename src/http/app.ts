@@ -4,6 +4,7 @@
  * and uses only web standards, so the same app serves under Node and Deno.
  */
 import { OpenAPIHono, type Hook } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { HTTPException } from 'hono/http-exception';
 import { methodNotAllowed } from 'hono/method-not-allowed';
 import type { Logger } from 'pino';
@@ -14,6 +15,7 @@ import type { App } from './app-types.ts';
 import type { AppEnv } from './env.ts';
 import { accessLog } from './middleware/access-log.ts';
 import { requestMetrics } from './middleware/metrics.ts';
+import { testModeDispatch, type TestModeRouting } from './middleware/test-mode.ts';
 import { checkIdempotencyKeyFormat, idempotent } from './middleware/idempotency.ts';
 import type { InFlightRequests } from './middleware/in-flight.ts';
 import { limitBody, parseJsonBody } from './middleware/json-body.ts';
@@ -24,6 +26,7 @@ import { registerGetAudit, type AuditDeps } from './routes/account/get-audit.ts'
 import { registerGetUsage, type UsageDeps } from './routes/account/get-usage.ts';
 import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
 import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
+import { registerDashboard, type DashboardDeps } from './routes/dashboard/index.ts';
 import { declareResponseHeaders } from './openapi-headers.ts';
 import { renderError } from './render-error.ts';
 import { registerDocs } from './routes/docs/get-docs.ts';
@@ -75,12 +78,16 @@ export interface AppDeps {
   readonly publicRateLimit: PublicRateLimit;
   readonly apiKeyGate: ApiKeyGateDeps;
   readonly settings: SettingsDeps;
+  /** The HTML dashboard under /dashboard (it logs through `logger`). */
+  readonly dashboard: Omit<DashboardDeps, 'logger'>;
   readonly audit: AuditDeps;
   readonly usage: UsageDeps;
   readonly admin: AdminDeps;
   readonly research: ResearchDeps;
   readonly analysis: AnalysisRouteDeps;
   readonly temporalCodec: TemporalCodecDeps;
+  /** Where test keys are answered (compose-test-mode.ts); absent when test mode is off, and in test mode's own app. */
+  readonly testMode?: TestModeRouting | undefined;
   /** The one Metrics of the process, and who may scrape it (GET /ops/metrics). */
   readonly metrics: MetricsRouteDeps;
   /** The litigation check routes (POST /party/screen and /party/screen/batch). */
@@ -123,6 +130,8 @@ export function createApp(deps: AppDeps): App {
 
   root.use('*', deps.inFlight.middleware);
   root.use('*', requestId(deps.ids));
+  // Before anything reads the body or counts the request: test mode's app does both itself.
+  if (deps.testMode) root.use('*', testModeDispatch(deps.basePath, deps.testMode));
   // Before the method check, so a 405 is counted too.
   root.use('*', requestMetrics(deps.metrics.metrics));
   root.use(
@@ -217,6 +226,11 @@ export function createApp(deps: AppDeps): App {
   // Slows password guessing: login answers at most PUBLIC_RATE_LIMIT_PER_MINUTE per address.
   root.use('/api/settings/login', publicRateLimit(deps.publicRateLimit, 'login'));
   registerSettingsRoutes(root, deps.settings);
+  // The dashboard's login form is limited like the JSON login; showing the form is not.
+  const dashboardLoginLimit = publicRateLimit(deps.publicRateLimit, 'login');
+  const limitLoginPosts: MiddlewareHandler<AppEnv> = (c, next) => (c.req.method === 'POST' ? dashboardLoginLimit(c, next) : next());
+  root.use('/dashboard/login', limitLoginPosts);
+  registerDashboard(root, { ...deps.dashboard, logger: deps.logger });
   registerAdminRoutes(root, deps.admin);
   // The codec login form takes the admin token: limited per address like the dashboard login.
   root.use('/ops/temporal-codec/session', publicRateLimit(deps.publicRateLimit, 'login'));

@@ -72,6 +72,9 @@ export const ERROR_STATUS = {
   DOCUMENT_LINK_INVALID: 403,
   DOCUMENT_LINK_EXPIRED: 410,
   DOCUMENT_NOT_FOUND: 404,
+  // Ours, for the webhook endpoints under /api/settings/webhooks (not in the spec).
+  WEBHOOK_ENDPOINT_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 403,
 } as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -141,4 +144,6 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   DOCUMENT_LINK_INVALID: 'This document link is not valid: its signature does not match.',
   DOCUMENT_LINK_EXPIRED: 'This document link has expired; request a new one with GET /cases/:id/pdf.',
   DOCUMENT_NOT_FOUND: 'The document behind this link is no longer stored.',
+  WEBHOOK_ENDPOINT_NOT_FOUND: 'No webhook endpoint with this id exists for your account.',
+  WEBHOOK_ENDPOINT_LIMIT_REACHED: 'The account already has the most webhook endpoints it may have.',
 };

@@ -4,6 +4,7 @@
  * guesses without the server's secret) and the display form.
  */
 import type { LimitOverrides, Tier } from '../domain/access/tiers.ts';
+import type { KeyMode } from '../domain/api-key/api-key.ts';
 import type { Role, Standing } from '../domain/user/user.ts';
 
 export interface MintedKey {
@@ -13,7 +14,9 @@ export interface MintedKey {
 }
 
 export interface ApiKeyCodec {
-  mint(): Promise<MintedKey>;
+  mint(mode: KeyMode): Promise<MintedKey>;
+  /** The mode a key's plaintext or display form names by its prefix; undefined for neither prefix. */
+  modeOf(keyOrDisplay: string): KeyMode | undefined;
   /** Shape and checksum, with no lookup: false means the text cannot be one of our keys. */
   wellFormed(text: string): Promise<'ok' | 'bad-shape' | 'bad-checksum'>;
   hash(plaintext: string): Promise<string>;

@@ -7,7 +7,13 @@ import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../domain/audit/audit
 import type { AnalyticsStore } from '../ports/analytics.ts';
 import type { AsyncProjection } from './projector.ts';
 
-export function auditToClickHouse(store: AnalyticsStore): AsyncProjection {
+/** The live audit table, and test mode's (migrations/clickhouse/0003). */
+export const AUDIT_TABLES = { live: 'audit_events', test: 'test_mode_audit_events' } as const;
+
+export function auditToClickHouse(
+  store: AnalyticsStore,
+  table: (typeof AUDIT_TABLES)[keyof typeof AUDIT_TABLES] = AUDIT_TABLES.live,
+): AsyncProjection {
   return {
     name: 'audit-to-clickhouse',
     handles: [AUDIT_EVENT_TYPE],
@@ -34,10 +40,10 @@ export function auditToClickHouse(store: AnalyticsStore): AsyncProjection {
       });
       const first = events[0];
       const last = events[events.length - 1];
-      await store.insert('audit_events', rows, first && last ? { dedupToken: `audit-${first.globalPosition}-${last.globalPosition}` } : {});
+      await store.insert(table, rows, first && last ? { dedupToken: `audit-${first.globalPosition}-${last.globalPosition}` } : {});
     },
     reset: async () => {
-      await store.command('TRUNCATE TABLE audit_events');
+      await store.command(`TRUNCATE TABLE ${table}`);
     },
   };
 }

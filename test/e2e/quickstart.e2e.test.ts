@@ -70,7 +70,7 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const key = /^ {2}(crk_live-\S+)$/m.exec(result.stdout)?.[1];
     assert.ok(key, result.stdout);
     const curls = result.stdout.split('\n').filter((l) => l.trimStart().startsWith('curl '));
-    assert.equal(curls.length, 2, result.stdout);
+    assert.equal(curls.length, 3, result.stdout);
 
     const usage = await runCurl(curls[0] as string);
     assert.equal(usage.status, 200, JSON.stringify(usage.body));
@@ -84,8 +84,19 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const after = await runCurl(curls[0] as string);
     assert.equal((after.body.data as { balance: number }).balance, 10_000 - 5, 'the search was charged its 5 credits');
 
+    // The test-mode key's search answers from the fixture corpus and leaves the live balance alone.
+    const testKey = /^ {2}(crk_test-\S+)$/m.exec(result.stdout)?.[1];
+    assert.ok(testKey, result.stdout);
+    assert.ok(curls[2]?.includes(testKey));
+    const testSearch = await runCurl(curls[2] as string);
+    assert.equal(testSearch.status, 200, JSON.stringify(testSearch.body));
+    assert.ok(Array.isArray(testSearch.body.data) && testSearch.body.data.length > 0, 'the fixture corpus answers');
+    const untouched = await runCurl(curls[0] as string);
+    assert.equal((untouched.body.data as { balance: number }).balance, 10_000 - 5, 'test mode charged nothing live');
+
     // The key stays a secret of this output: the service never logs it.
     assert.ok(!service.output().includes(key), 'the plaintext key reached the service log');
+    assert.ok(!service.output().includes(testKey), 'the plaintext test key reached the service log');
   });
 
   it('the README’s SDK example is sdk/examples/first-calls.ts, and it runs against the service with a seeded key', async () => {

@@ -132,7 +132,7 @@ describe('admin CLI', () => {
     assert.deepEqual([freeRow.trial, freeRow.emailVerified, freeRow.apiAccess], [true, false, true]);
 
     const key = printed(await run(['key', 'create', '--user', userId, '--name', 'Research pipeline']));
-    assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'name']);
+    assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'mode', 'name']);
     assert.equal(key.name, 'Research pipeline');
 
     assert.deepEqual(printed(await run(['user', 'set-standing', '--user', userId, '--standing', 'suspended'])), {

@@ -289,7 +289,7 @@ describe('admin API', () => {
     it('issues a well-formed key shown once and stored as a hash', async () => {
       const userId = await createUser();
       const data = await expectOk('POST', `/admin/users/${userId}/keys`, { name: 'Research pipeline' }, 201);
-      assert.deepEqual(Object.keys(data).sort(), ['displayKey', 'fullKey', 'id', 'name']);
+      assert.deepEqual(Object.keys(data).sort(), ['displayKey', 'fullKey', 'id', 'mode', 'name']);
       assert.equal(data.name, 'Research pipeline');
       const fullKey = data.fullKey as string;
       assert.equal(await keys.wellFormed(fullKey), 'ok');
@@ -317,6 +317,29 @@ describe('admin API', () => {
       await expectOk('POST', `/admin/users/${free}/keys`, {}, 201);
       await expectOk('POST', `/admin/users/${free}/keys`, {}, 201);
       await expectCode('POST', `/admin/users/${free}/keys`, {}, 403, 'API_KEY_LIMIT_REACHED');
+      // Test keys are capped apart: the Free user at its live cap still gets one.
+      const test = await expectOk('POST', `/admin/users/${free}/keys`, { mode: 'test' }, 201);
+      assert.deepEqual([test.mode, String(test.fullKey).slice(0, 9)], ['test', 'crk_test-']);
+      await expectCode('POST', `/admin/users/${free}/keys`, { mode: 'sandbox' }, 400, 'VALIDATION_ERROR');
+    });
+
+    it('revokes any key: refused at once from then on; again is the same answer; an unknown key is 404', async () => {
+      const userId = await createUser();
+      const data = await expectOk('POST', `/admin/users/${userId}/keys`, { mode: 'test' }, 201);
+      const me = () => app.request('/api/v1/prod/me', { headers: { 'X-API-Key': String(data.fullKey) } });
+      const path = `/admin/keys/${String(data.id)}/revoke`;
+      assert.deepEqual(await expectOk('POST', path, undefined, 200), { keyId: data.id, status: 'revoked' });
+      assert.deepEqual(await expectOk('POST', path, undefined, 200), { keyId: data.id, status: 'revoked' });
+      const refused = (await (await me()).json()) as Body;
+      // This app has no test mode: a test key is refused before its lookup, revoked or not; a live key shows the revocation.
+      assert.equal(refused.code, 'API_KEY_INVALID');
+      const live = await expectOk('POST', `/admin/users/${userId}/keys`, {}, 201);
+      await expectOk('POST', `/admin/keys/${String(live.id)}/revoke`, undefined, 200);
+      const liveAfter = await app.request('/api/v1/prod/me', { headers: { 'X-API-Key': String(live.fullKey) } });
+      assert.equal(((await liveAfter.json()) as Body).code, 'API_KEY_REVOKED');
+      await expectCode('POST', '/admin/keys/key_missing/revoke', undefined, 404, 'API_KEY_NOT_FOUND');
+      const anonymous = await call('POST', path, undefined, null);
+      assert.deepEqual([anonymous.res.status, anonymous.body.code], [401, 'ADMIN_UNAUTHORIZED']);
     });
   });
 

@@ -107,7 +107,10 @@ for (const backend of backends) {
 
     before(async () => {
       ({ store, dispose } = await backend.open());
-      assert.deepEqual(await migrateAnalytics(store), { applied: ['0001_usage_audit', '0002_audit_detail'], alreadyApplied: 0 });
+      assert.deepEqual(await migrateAnalytics(store), {
+        applied: ['0001_usage_audit', '0002_audit_detail', '0003_test_mode_audit'],
+        alreadyApplied: 0,
+      });
     });
 
     after(async () => {
@@ -116,9 +119,9 @@ for (const backend of backends) {
     });
 
     it('applies nothing when migrated a second time', async () => {
-      assert.deepEqual(await migrateAnalytics(store), { applied: [], alreadyApplied: 2 });
+      assert.deepEqual(await migrateAnalytics(store), { applied: [], alreadyApplied: 3 });
       const recorded = await store.query<{ n: string }>('SELECT count() AS n FROM schema_migrations FINAL');
-      assert.deepEqual(recorded, [{ n: '2' }]);
+      assert.deepEqual(recorded, [{ n: '3' }]);
       await store.ping();
     });
 

@@ -134,7 +134,7 @@ for (const { name, open } of stores) {
 
     const me = (app: TestApp, key: string, address: string) =>
       app.app.request(`${BASE}/me`, { headers: { 'X-API-Key': key, [TEST_CLIENT_HEADER]: address } });
-    const guess = async () => (await codec.mint()).plaintext;
+    const guess = async () => (await codec.mint('live')).plaintext;
 
     it(`refuses the attempt after ${KEY_FAILURES} failed keys with 429 in the rate-limit shape; other addresses are unaffected`, async () => {
       const [attacker, neighbour] = [freshAddress(), freshAddress()];

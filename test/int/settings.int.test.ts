@@ -270,7 +270,8 @@ for (const factory of databases) {
         const { res, body } = await call('POST', '/api/settings/api-keys', { session: alice, body: { name: '  Research notebook ' } });
         assert.equal(res.status, 201, JSON.stringify(body));
         const key = body.data as Body;
-        assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'name']);
+        assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'mode', 'name']);
+        assert.equal(key.mode, 'live');
         assert.equal(key.name, 'Research notebook');
         assert.match(key.fullKey as string, KEY_SHAPE);
         assert.equal(key.displayKey, `crk_live...${(key.fullKey as string).slice(-4)}`);
@@ -281,6 +282,7 @@ for (const factory of databases) {
           id: key.id,
           name: 'Research notebook',
           displayKey: key.displayKey,
+          mode: 'live',
           status: 'active',
           userId: alice.userId,
           createdAt: clock.now().toISOString(),
@@ -341,7 +343,7 @@ for (const factory of databases) {
         assert.deepEqual(Object.keys(data).sort(), ['apiKey', 'message', 'rotatedFrom']);
         assert.equal(typeof data.message, 'string');
         assert.ok(data.message.length > 0);
-        assert.deepEqual(Object.keys(data.apiKey).sort(), ['displayKey', 'fullKey', 'id', 'name']);
+        assert.deepEqual(Object.keys(data.apiKey).sort(), ['displayKey', 'fullKey', 'id', 'mode', 'name']);
         assert.equal(data.apiKey.name, 'Rotate me (rotated)');
         assert.notEqual(data.apiKey.id, old.id);
         assert.match(data.apiKey.fullKey as string, KEY_SHAPE);
@@ -361,6 +363,38 @@ for (const factory of databases) {
         const after = await listKeys(later);
         assert.equal(after.find((k) => k.id === old.id)?.status, 'expired');
         assert.equal(after.find((k) => k.id === data.apiKey.id)?.status, 'active');
+      });
+
+      it('issues test keys (crk_test): listed with their mode, capped apart from live keys, rotated into test keys', async () => {
+        const user = await login(emails.capped);
+        const live = (await listKeys(user)).filter((k) => k.mode === 'live').length;
+        for (let i = live; i < 2; i += 1) await createKey(user, `live ${i}`);
+        const { res, body } = await call('POST', '/api/settings/api-keys', { session: user, body: { name: 'sandbox', mode: 'test' } });
+        assert.equal(res.status, 201, JSON.stringify(body));
+        const test = body.data as { id: string; fullKey: string; displayKey: string; mode: string };
+        assert.match(test.fullKey, /^crk_test-[A-Za-z0-9]{32}-[A-Za-z0-9]{4}$/);
+        assert.deepEqual([test.mode, test.displayKey], ['test', `crk_test...${test.fullKey.slice(-4)}`]);
+        assert.equal((await listKeys(user)).find((k) => k.id === test.id)?.mode, 'test');
+        await expectCode(
+          await call('POST', '/api/settings/api-keys', { session: user, body: { name: 'live 3' } }),
+          403,
+          'API_KEY_LIMIT_REACHED',
+        );
+        const rotated = await call('POST', `/api/settings/api-keys/${test.id}/rotate`, { session: user });
+        assert.equal(rotated.res.status, 200, JSON.stringify(rotated.body));
+        const replacement = (rotated.body.data as { apiKey: { fullKey: string; mode: string } }).apiKey;
+        assert.deepEqual([replacement.mode, replacement.fullKey.slice(0, 9)], ['test', 'crk_test-']);
+        await expectCode(
+          await call('POST', '/api/settings/api-keys', { session: user, body: { name: 'x', mode: 'sandbox' } }),
+          400,
+          'VALIDATION_ERROR',
+        );
+        // This app has no test mode (as with TEST_MODE=false): the live gate refuses a test key without looking it up.
+        const refused = await app.request(`http://localhost/api/v1/prod/me`, { headers: { 'X-API-Key': replacement.fullKey } });
+        assert.equal(refused.status, 401);
+        const refusal = (await refused.json()) as Body;
+        assert.equal(refusal.code, 'API_KEY_INVALID');
+        assert.match(String(refusal.message), /test mode is off/);
       });
 
       it('rotation always works: a key named at the cap, rotated again and again, keeps " (rotated)" within the cap', async () => {

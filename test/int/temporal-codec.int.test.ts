@@ -1,7 +1,8 @@
 /**
  * The Temporal codec endpoint and payload encryption, for real. First the route through
  * `app.request()` on a small app with the root's middleware: the bearer gate, CORS for
- * the Web UI origin only, and decode/encode in the codec-server protocol's shape. Then a
+ * the Web UI origin only, decode/encode in the codec-server protocol's shape, and the one
+ * exception to the gate (the Web UI the embedded default started, on loopback). Then a
  * real Temporal dev server (the Temporal CLI binary): a workflow started and run through
  * the codec leaves no plaintext anywhere in its history, a client without the codec sees
  * only sealed payloads, and the Temporal CLI, pointed at the endpoint served over HTTP,
@@ -38,7 +39,8 @@ import type { AppEnv } from '../../src/http/env.ts';
 import { limitBody, parseJsonBody } from '../../src/http/middleware/json-body.ts';
 import { requestId } from '../../src/http/middleware/request-id.ts';
 import { renderError } from '../../src/http/render-error.ts';
-import { registerTemporalCodec } from '../../src/http/routes/ops/temporal-codec.ts';
+import { openTemporal } from '../../src/adapters/temporal/temporal-runtime.ts';
+import { registerTemporalCodec, type TemporalCodecDeps } from '../../src/http/routes/ops/temporal-codec.ts';
 import { validationError } from '../../src/http/validation.ts';
 import { randomIds, systemClock, type Clock } from '../../src/ports/clock.ts';
 import { codecProbe, type CodecProbeInput } from '../support/temporal/codec-probe-workflow.ts';
@@ -61,7 +63,12 @@ interface PayloadJson {
 }
 
 /** The root app's middleware that the codec routes rely on, as createApp orders it. */
-function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = codec, clock: Clock = systemClock): App {
+function codecApp(
+  adminToken: string | undefined,
+  payloadCodec: PayloadCodec = codec,
+  clock: Clock = systemClock,
+  setup: Pick<TemporalCodecDeps, 'localUi' | 'trustProxy'> = {},
+): App {
   const app: App = new OpenAPIHono<AppEnv>({
     defaultHook: (result) => {
       if (!result.success) throw validationError(result.error, undefined);
@@ -92,7 +99,7 @@ function codecApp(adminToken: string | undefined, payloadCodec: PayloadCodec = c
     failures,
     clientAddress: (c: { req: { header(name: string): string | undefined } }) => c.req.header(CLIENT) ?? '127.0.0.1',
   };
-  registerTemporalCodec(app, { adminToken, attempts, codec: payloadCodec, uiOrigins: [UI_ORIGIN], clock });
+  registerTemporalCodec(app, { adminToken, attempts, codec: payloadCodec, uiOrigins: [UI_ORIGIN], clock, ...setup });
   return app;
 }
 
@@ -423,6 +430,93 @@ describe('temporal codec ops session (the Web UI sends a cookie, not a bearer to
   });
 });
 
+describe('the Web UI the embedded default started: its exact loopback origin needs no credentials', () => {
+  /** Not among the configured origins (TEMPORAL_UI_ORIGIN): the UI port is TEMPORAL_UI_PORT's. */
+  const LOCAL_UI = 'http://127.0.0.1:18233';
+  const localUi = {
+    origin: LOCAL_UI,
+    socketAddress: (c: { req: { header(name: string): string | undefined } }) => c.req.header(CLIENT) ?? '127.0.0.1',
+  };
+  const app = codecApp(TOKEN, codec, systemClock, { localUi });
+
+  async function call(operation: 'decode' | 'encode', headers: Record<string, string>, target: App = app) {
+    const plain = defaultPayloadConverter.toPayload(input);
+    const payloads = operation === 'decode' ? await codec.encode([plain]) : [plain];
+    const res = await target.request(`/ops/temporal-codec/${operation}`, {
+      method: 'POST',
+      // What the UI sends: no Authorization, no cookie.
+      headers: { 'Content-Type': 'application/json', 'X-Namespace': 'default', ...headers },
+      body: JSON.stringify({ payloads: payloads.map(toJson) }),
+    });
+    return { res, body: (await res.json()) as Body };
+  }
+
+  it('decodes and encodes for exactly that origin over a loopback socket, readable there (CORS), with no token or cookie', async () => {
+    for (const socket of ['127.0.0.1', '::1']) {
+      const { res, body } = await call('decode', { Origin: LOCAL_UI, [CLIENT]: socket });
+      assert.equal(res.status, 200, JSON.stringify(body));
+      assert.equal(res.headers.get('access-control-allow-origin'), LOCAL_UI);
+      assert.deepEqual(dataValue((body.payloads as PayloadJson[])[0]!), input);
+    }
+    const encoded = await call('encode', { Origin: LOCAL_UI });
+    assert.equal(encoded.res.status, 200, JSON.stringify(encoded.body));
+    assert.equal(metadataText((encoded.body.payloads as PayloadJson[])[0]!, 'encoding'), ENCRYPTED_ENCODING);
+
+    const preflight = await app.request('/ops/temporal-codec/decode', {
+      method: 'OPTIONS',
+      headers: { Origin: LOCAL_UI, 'Access-Control-Request-Method': 'POST', 'Access-Control-Request-Headers': 'content-type,x-namespace' },
+    });
+    assert.equal(preflight.status, 204);
+    assert.equal(preflight.headers.get('access-control-allow-origin'), LOCAL_UI);
+  });
+
+  it('refuses with 401 as before any other origin, however close, or none', async () => {
+    const others = [
+      'http://localhost:18233',
+      'http://127.0.0.1:18234',
+      'https://127.0.0.1:18233',
+      'http://127.0.0.2:18233',
+      UI_ORIGIN,
+      'null',
+    ];
+    const refused: Record<string, string>[] = [
+      ...others.map((Origin) => ({ Origin })),
+      {},
+      { Referer: `${LOCAL_UI}/namespaces/default/workflows` },
+    ];
+    for (const headers of refused) {
+      const { res, body } = await call('decode', headers);
+      assert.equal(res.status, 401, JSON.stringify(headers));
+      assert.equal(body.code, 'ADMIN_UNAUTHORIZED');
+      assert.ok(!JSON.stringify(body).includes(NAME));
+    }
+  });
+
+  it('refuses that origin with 401 when the call may come from another machine: another socket, a forwarding header, a proxy', async () => {
+    const relayed: Record<string, string>[] = [
+      { [CLIENT]: '192.0.2.10' },
+      { [CLIENT]: '::ffff:192.0.2.10' },
+      { 'X-Forwarded-For': '192.0.2.10' },
+      { Forwarded: 'for=192.0.2.10' },
+    ];
+    for (const headers of relayed) {
+      const { res } = await call('decode', { Origin: LOCAL_UI, ...headers });
+      assert.equal(res.status, 401, JSON.stringify(headers));
+    }
+    const behindProxy = codecApp(TOKEN, codec, systemClock, { localUi, trustProxy: true });
+    assert.equal((await call('decode', { Origin: LOCAL_UI }, behindProxy)).res.status, 401, 'TRUSTED_PROXIES set');
+  });
+
+  it('trusts no origin without a UI started by the service (a cluster, as in production): 401, and the token still works', async () => {
+    const production = codecApp(TOKEN);
+    for (const Origin of [LOCAL_UI, 'http://127.0.0.1:8233', UI_ORIGIN]) {
+      assert.equal((await call('decode', { Origin }, production)).res.status, 401, Origin);
+    }
+    const withToken = await call('decode', { Origin: LOCAL_UI, Authorization: `Bearer ${TOKEN}` });
+    assert.equal(withToken.res.status, 200);
+  });
+});
+
 const cliMissing = existsSync(TEMPORAL_CLI) ? false : `no Temporal CLI at ${TEMPORAL_CLI} (set TEMPORAL_CLI_PATH)`;
 if (cliMissing) console.log(`temporal codec against a real dev server skipped: ${cliMissing}`);
 
@@ -483,6 +577,20 @@ describe('payload encryption on a real Temporal dev server', { timeout: 180_000 
       await assert.rejects(env!.client.workflow.getHandle(workflowId).result(), /binary\/encrypted/);
     },
   );
+
+  it('reports no Web UI for a cluster (TEMPORAL_ADDRESS), so the codec trusts no origin there', { skip: cliMissing }, async () => {
+    const cluster = await openTemporal({
+      address: env!.address,
+      namespace: 'default',
+      dataConverter: dataConverterFor(codec),
+      devServer: { dbFilename: undefined, cliPath: TEMPORAL_CLI, port: undefined, uiPort: 8233, codecEndpoint: endpoint },
+    });
+    try {
+      assert.equal(cluster.uiUrl, null);
+    } finally {
+      await cluster.close();
+    }
+  });
 
   it('decodes the same history with the codec: the input and the result come back whole', { skip: cliMissing }, async () => {
     const history = await env!.client.workflow.getHandle(workflowId).fetchHistory();

@@ -22,6 +22,7 @@ describe('saved workflow histories replay on the current workflow code', () => {
       'analysis-retries',
       'analysis-failure-reversal',
       'consolidated-success',
+      'webhook-retries',
     ]) {
       assert.ok(files.includes(`${name}.history.pb`), `missing ${name}.history.pb in ${HISTORIES_DIR}`);
     }

@@ -17,6 +17,8 @@ import { InFlightRequests } from '../../src/http/middleware/in-flight.ts';
 import { PromMetrics } from '../../src/adapters/metrics/prom-metrics.ts';
 import { findUserOrganization } from '../../src/adapters/postgres/key-lookup.ts';
 import { AuditQueries } from '../../src/application/audit/audit-queries.ts';
+import { UsageByDay } from '../../src/application/audit/usage-by-day.ts';
+import { exportLedger } from '../../src/application/credits/ledger-export.ts';
 import { FailedAttemptThrottle } from '../../src/application/access/failed-attempt-throttle.ts';
 import type { AnalyticsStore } from '../../src/ports/analytics.ts';
 import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
@@ -44,6 +46,8 @@ import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { corpusDir } from './corpus.ts';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, type AnalysisWiring, type Application } from '../../src/wiring.ts';
 import { wireTimeline, type TimelineWiring, type WorkflowWatchdogBounds } from '../../src/wiring.ts';
+import { wireWebhooks, type WebhookWiring } from '../../src/wiring.ts';
+import { unavailableWebhookWorkflows, type WebhookWorkflows } from '../../src/ports/webhooks.ts';
 import { unavailableTimelineWorkflows, type TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
 import { LocalContextAdjudicator } from '../../src/adapters/llm/local-adjudicator.ts';
 import type { MatchAdjudicator } from '../../src/ports/match-adjudicator.ts';
@@ -120,12 +124,16 @@ export interface TestAppOptions {
   readonly adjudicator?: MatchAdjudicator;
   /** Defaults to no workflow engine (live timeline fetches answer 503); see test/support/temporal.ts. */
   readonly timelineWorkflows?: TimelineWorkflows;
+  /** Webhook deliveries' workflows (the real engine in the webhook tests); none by default. */
+  readonly webhookWorkflows?: WebhookWorkflows;
   /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
   readonly livePortal?: boolean;
   /** The outbox and watchdog bounds (default: the production defaults). */
   readonly watchdog?: WorkflowWatchdogBounds;
   /** METRICS_TOKEN of GET /ops/metrics (default unset: loopback callers only, the x-test-client header standing in for the socket). */
   readonly metricsToken?: string;
+  /** Where refusals send callers (default https://billing.test/top-up and TEST_UPGRADE_URL); the service's defaults are dashboard pages. */
+  readonly links?: { readonly topUpUrl: string; readonly upgradeUrl: string };
 }
 
 const DEFAULT_WATCHDOG: WorkflowWatchdogBounds = { startBoundMs: 120_000, maxRunMs: 1_800_000 };
@@ -146,6 +154,7 @@ export interface TestApp {
   readonly research: ResearchDeps;
   readonly analysis: AnalysisWiring;
   readonly timeline: TimelineWiring;
+  readonly webhooks: WebhookWiring;
   readonly documents: DocumentStorage;
   /** The app's own registry, as GET /ops/metrics exposes it. */
   readonly metrics: PromMetrics;
@@ -161,6 +170,7 @@ export const TEST_CLIENT_HEADER = 'x-test-client';
 
 export function buildTestApp(options: TestAppOptions): TestApp {
   const clock = options.clock ?? { now: () => new Date() };
+  const { topUpUrl, upgradeUrl } = options.links ?? { topUpUrl: 'https://billing.test/top-up', upgradeUrl: TEST_UPGRADE_URL };
   const logs: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
   const cache = options.cache ?? new MemoryCache(clock);
@@ -197,6 +207,8 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     });
   const adminTokenAttempts = { failures: failedAttempts('admin-token', options.failedAttempts?.adminTokens ?? 5), clientAddress };
   const gate: ApiKeyGateDeps = {
+    mode: 'live',
+    keyMode: (key) => application.codec.modeOf(key),
     authenticator: application.authenticator,
     allowlists: application.allowlists,
     limiter,
@@ -231,7 +243,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     counter: gate.distinctKeys,
     clock,
     secret: KEY_HASH_SECRET,
-    topUpUrl: 'https://billing.test/top-up',
+    topUpUrl,
     corpusDir,
   });
   const analysis = wireAnalysis({
@@ -269,9 +281,23 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     counter: gate.distinctKeys,
     clock,
     secret: KEY_HASH_SECRET,
-    topUpUrl: 'https://billing.test/top-up',
-    upgradeUrl: TEST_UPGRADE_URL,
+    topUpUrl,
+    upgradeUrl,
     logger,
+  });
+  // Tests deliver to receivers on loopback over http: the development setting.
+  const webhooks = wireWebhooks({
+    db: options.db,
+    store: application.store,
+    clock,
+    ids: randomIds,
+    keyHashSecret: KEY_HASH_SECRET,
+    allowInsecureUrls: true,
+    timeoutMs: 2_000,
+    maxResponseBytes: 65_536,
+    userAgent: 'court-records-webhooks/test',
+    workflows: options.webhookWorkflows ?? unavailableWebhookWorkflows,
+    onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed'),
   });
   const app = createApp({
     basePath: BASE,
@@ -297,7 +323,23 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     apiKeyGate: gate,
     audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(options.db, userId) },
     usage: { credits: application.credits, queries: auditQueries, clock },
-    settings: { accounts: application.accounts, sessions: application.sessions, clock, trustProxy: options.trustProxy ?? false },
+    settings: {
+      accounts: application.accounts,
+      sessions: application.sessions,
+      clock,
+      trustProxy: options.trustProxy ?? false,
+      webhooks: webhooks.endpoints,
+    },
+    dashboard: {
+      sessions: application.sessions,
+      accounts: application.accounts,
+      credits: application.credits,
+      ledger: (range) => exportLedger(options.db, range),
+      audit: auditQueries,
+      usage: new UsageByDay(options.analytics ?? analyticsNotConfigured),
+      clock,
+      trustProxy: options.trustProxy ?? false,
+    },
     admin: {
       adminToken: options.adminToken,
       attempts: adminTokenAttempts,
@@ -310,16 +352,16 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     analysis: {
       cases: research.cases,
       requests: analysis.requests,
-      topUpUrl: 'https://billing.test/top-up',
-      upgradeUrl: TEST_UPGRADE_URL,
+      topUpUrl,
+      upgradeUrl,
       basePath: BASE,
     },
     screening,
     timeline: {
       requests: timeline.requests,
       documents,
-      topUpUrl: 'https://billing.test/top-up',
-      upgradeUrl: TEST_UPGRADE_URL,
+      topUpUrl,
+      upgradeUrl,
       basePath: BASE,
     },
     temporalCodec: {
@@ -339,5 +381,5 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
     inFlight: new InFlightRequests(),
   });
-  return { app, application, logs, gate, research, analysis, timeline, documents, metrics };
+  return { app, application, logs, gate, research, analysis, timeline, webhooks, documents, metrics };
 }

@@ -100,7 +100,7 @@ export function securityMatrix(route: KeyedRoute, context: () => MatrixContext):
   }
 
   it(`${route.method} ${route.path}: a well-formed unknown key gives 401 API_KEY_INVALID`, async () => {
-    const minted = await new HmacApiKeyCodec(KEY_PREFIXES, KEY_HASH_SECRET).mint();
+    const minted = await new HmacApiKeyCodec(KEY_PREFIXES, KEY_HASH_SECRET).mint('live');
     const headers = { ...key(minted.plaintext), [TEST_CLIENT_HEADER]: guesserAddress() };
     await expectCode(await call(context().app, route, headers), 401, 'API_KEY_INVALID');
   });

@@ -56,7 +56,7 @@ function countingLookup(answer: () => KeyRecord | undefined, gate?: Promise<void
 
 describe('key authenticator cache', () => {
   it('looks a key up once for a hundred calls', async () => {
-    const { plaintext } = await codec.mint();
+    const { plaintext } = await codec.mint('live');
     const { calls, lookup } = countingLookup(() => record('active'));
     const auth = new KeyAuthenticator({ codec, lookup, policy: { entitledTiers: ['enterprise'] }, clock });
     for (let i = 0; i < 100; i += 1) assert.equal((await auth.authenticate(plaintext)).ok, true);
@@ -64,7 +64,7 @@ describe('key authenticator cache', () => {
   });
 
   it('never caches an unknown key, and never looks up a malformed or mistyped one', async () => {
-    const { plaintext } = await codec.mint();
+    const { plaintext } = await codec.mint('live');
     const { calls, lookup } = countingLookup(() => undefined);
     const auth = new KeyAuthenticator({ codec, lookup, policy: { entitledTiers: ['enterprise'] }, clock });
     for (let i = 0; i < 10; i += 1) assert.deepEqual(await auth.authenticate(plaintext), { ok: false, refusal: 'UnknownKey' });
@@ -74,11 +74,11 @@ describe('key authenticator cache', () => {
   });
 
   it('keeps a valid key cached through a flood of unknown keys many times its capacity', async () => {
-    const valid = await codec.mint();
+    const valid = await codec.mint('live');
     const { lookup, callsFor, total } = directory(new Map([[valid.keyHash, record('active')]]));
     const auth = new KeyAuthenticator({ codec, lookup, policy: { entitledTiers: ['enterprise'] }, clock, maxEntries: 10 });
     assert.equal((await auth.authenticate(valid.plaintext)).ok, true);
-    const flood = await Promise.all(Array.from({ length: 500 }, () => codec.mint()));
+    const flood = await Promise.all(Array.from({ length: 500 }, () => codec.mint('live')));
     for (const guess of flood) assert.deepEqual(await auth.authenticate(guess.plaintext), { ok: false, refusal: 'UnknownKey' });
     assert.equal((await auth.authenticate(valid.plaintext)).ok, true);
     assert.equal(callsFor(valid.keyHash), 1, 'the valid key was answered from the cache after the flood');
@@ -86,7 +86,7 @@ describe('key authenticator cache', () => {
   });
 
   it('evicts the least recently used key when full, not every key', async () => {
-    const [a, b, c] = await Promise.all([codec.mint(), codec.mint(), codec.mint()]);
+    const [a, b, c] = await Promise.all([codec.mint('live'), codec.mint('live'), codec.mint('live')]);
     const { lookup, callsFor } = directory(new Map([a, b, c].map((k) => [k.keyHash, record('active')])));
     const auth = new KeyAuthenticator({ codec, lookup, policy: { entitledTiers: ['enterprise'] }, clock, maxEntries: 2 });
     for (const key of [a, b, a, c, a, c, b]) assert.equal((await auth.authenticate(key.plaintext)).ok, true);
@@ -95,8 +95,8 @@ describe('key authenticator cache', () => {
   });
 
   it('with knownKeysOnly, withholds lookups of keys never seen to exist, and still serves and re-checks known ones', async () => {
-    const known = await codec.mint();
-    const stranger = await codec.mint();
+    const known = await codec.mint('live');
+    const stranger = await codec.mint('live');
     const records = new Map([
       [known.keyHash, record('active')],
       [stranger.keyHash, record('active')],
@@ -120,7 +120,7 @@ describe('key authenticator cache', () => {
   });
 
   it('drops what it knew on invalidation, and does not cache a lookup that raced one', async () => {
-    const { plaintext } = await codec.mint();
+    const { plaintext } = await codec.mint('live');
     let current = record('active');
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
@@ -138,7 +138,7 @@ describe('key authenticator cache', () => {
   });
 
   it('fails closed when the identity store cannot be read', async () => {
-    const { plaintext } = await codec.mint();
+    const { plaintext } = await codec.mint('live');
     const auth = new KeyAuthenticator({
       codec,
       lookup: () => Promise.reject(new Error('connection refused')),

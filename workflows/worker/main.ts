@@ -5,7 +5,9 @@
  * storage and the same Temporal cluster (TEMPORAL_ADDRESS, else the dev server an API
  * process on this machine started). SIGINT/SIGTERM drain the worker and exit.
  */
+import { join } from 'node:path';
 import pino from 'pino';
+import { loadOrCreateSecret } from '../../src/adapters/crypto/local-secret.ts';
 import { CaseReader } from '../../src/application/cases/case-reader.ts';
 import { AnalysisRuns } from '../../src/application/analysis/analysis-runs.ts';
 import { StoredRecords } from '../../src/application/timeline/stored-records.ts';
@@ -16,7 +18,7 @@ import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from '../..
 import { loadConfig, publicBaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
-import { eventStoreOf, liveFetchHoldMs } from '../../src/wiring.ts';
+import { eventStoreOf, liveFetchHoldMs, webhookDeliveriesOf } from '../../src/wiring.ts';
 
 const config = loadConfig(process.env);
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
@@ -57,6 +59,17 @@ const runtime = await openWorkflowRuntime(
         records: new StoredRecords(database.db),
         clock: systemClock,
       },
+      // Only the attempts run here; the API process projects and dispatches deliveries.
+      webhooks: webhookDeliveriesOf({
+        db: database.db,
+        clock: systemClock,
+        keyHashSecret: config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret')),
+        // Never on by default here: this worker runs beside a deployment's database.
+        allowInsecureUrls: config.WEBHOOK_ALLOW_INSECURE_URLS ?? false,
+        timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+        maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
+        userAgent: `court-records-webhooks/${config.APP_VERSION}`,
+      }),
     }),
   },
 );

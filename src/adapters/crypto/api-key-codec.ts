@@ -6,6 +6,7 @@
  * Crypto's promise-based digest and sign cost a thread-pool job each on the hot path.
  */
 import { createHash, createHmac } from 'node:crypto';
+import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { ApiKeyCodec, MintedKey } from '../../ports/api-keys.ts';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -34,16 +35,26 @@ function checksum(prefix: string, body: string): string {
 export class HmacApiKeyCodec implements ApiKeyCodec {
   readonly #shape: RegExp;
 
+  readonly #prefixes: Record<KeyMode, string>;
+
+  /** `prefixes`: the live prefix, then the test prefix (API_KEY_PREFIXES). */
   constructor(
-    private readonly prefixes: readonly [string, ...string[]],
+    prefixes: readonly [string, string],
     private readonly secret: string,
   ) {
+    this.#prefixes = { live: prefixes[0], test: prefixes[1] };
     const alternatives = prefixes.map((p) => p.replace(/[^A-Za-z0-9_]/g, '')).join('|');
     this.#shape = new RegExp(`^(${alternatives})-([A-Za-z0-9]{32})-([A-Za-z0-9]{4})$`);
   }
 
-  async mint(): Promise<MintedKey> {
-    const prefix = this.prefixes[0];
+  modeOf(keyOrDisplay: string): KeyMode | undefined {
+    // Both forms put the prefix first: `<prefix>-...` (the key) and `<prefix>...` (its display).
+    const named = (prefix: string) => keyOrDisplay.startsWith(`${prefix}-`) || keyOrDisplay.startsWith(`${prefix}...`);
+    return named(this.#prefixes.test) ? 'test' : named(this.#prefixes.live) ? 'live' : undefined;
+  }
+
+  async mint(mode: KeyMode): Promise<MintedKey> {
+    const prefix = this.#prefixes[mode];
     const body = randomBase62(32);
     const plaintext = `${prefix}-${body}-${checksum(prefix, body)}`;
     return { plaintext, keyHash: await this.hash(plaintext), displayKey: `${prefix}...${plaintext.slice(-4)}` };

@@ -8,7 +8,7 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import type { AnalyseCaseInput, ConsolidatedAnalysisInput } from '../../../workflows/analysis.ts';
-import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
+import { LIVE_WORKFLOWS, workflowIds, type WorkflowPlacement } from '../../../workflows/task-queues.ts';
 import type {
   AnalysisWorkflows,
   ConsolidatedStart,
@@ -43,16 +43,22 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
       readonly activityTimeoutSeconds: number;
       /** The workflow's execution timeout; the application's watchdog refunds a run that outlives it. */
       readonly executionTimeoutSeconds?: number;
+      /** Live (default) or test mode's queue and ids. */
+      readonly placement?: WorkflowPlacement;
     },
   ) {}
+
+  get #placement(): WorkflowPlacement {
+    return this.options.placement ?? LIVE_WORKFLOWS;
+  }
 
   async startAnalysis(runId: string, caller: WorkflowCaller): Promise<StartOutcome> {
     const input: AnalyseCaseInput = { runId, activityTimeoutSeconds: this.options.activityTimeoutSeconds, requestId: caller.requestId };
     try {
       await engineCall(this.client, () =>
         this.client.workflow.start('analyseCase', {
-          taskQueue: TASK_QUEUES.analysis,
-          workflowId: workflowIds.analysis(runId),
+          taskQueue: this.#placement.queues.analysis,
+          workflowId: this.#placement.idPrefix + workflowIds.analysis(runId),
           args: [input],
           typedSearchAttributes: accountSearchAttributes(caller.accountId),
           workflowExecutionTimeout: (this.options.executionTimeoutSeconds ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000,
@@ -73,7 +79,7 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
     deadlineSeconds: number,
     caller: WorkflowCaller,
   ): Promise<ConsolidatedStart> {
-    const workflowId = workflowIds.consolidated(caseNumberNormalised);
+    const workflowId = this.#placement.idPrefix + workflowIds.consolidated(caseNumberNormalised);
     const input: ConsolidatedAnalysisInput = {
       runId,
       activityTimeoutSeconds: this.options.activityTimeoutSeconds,
@@ -84,7 +90,7 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
     try {
       const handle = await engineCall(this.client, () =>
         this.client.workflow.start('analyseConsolidated', {
-          taskQueue: TASK_QUEUES.analysis,
+          taskQueue: this.#placement.queues.analysis,
           workflowId,
           args: [input],
           typedSearchAttributes: accountSearchAttributes(caller.accountId),
@@ -101,7 +107,7 @@ export class TemporalAnalysisWorkflows implements AnalysisWorkflows {
   }
 
   analysisState(runId: string): Promise<WorkflowState> {
-    return workflowState(this.client, workflowIds.analysis(runId));
+    return workflowState(this.client, this.#placement.idPrefix + workflowIds.analysis(runId));
   }
 
   async #outcome(result: () => Promise<unknown>, patienceMs: number): Promise<RunEnded> {

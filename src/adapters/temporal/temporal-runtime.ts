@@ -30,7 +30,10 @@ export interface TemporalRuntime {
   readonly workerConnection: NativeConnection;
   readonly namespace: string;
   readonly address: string;
-  /** The Web UI of the dev server this process started; null on a real cluster. */
+  /**
+   * The Web UI of the dev server this process started, bound to loopback only (the codec
+   * endpoint trusts this exact origin); null on a real cluster or without a UI.
+   */
   readonly uiUrl: string | null;
   /** Resolves when the engine's frontend answers a health check. */
   engineProbe(signal: AbortSignal): Promise<void>;
@@ -68,6 +71,9 @@ export interface TemporalOptions {
 const POLLER_FRESH_MS = 90_000;
 /** Consecutive refused connections before the dev server is taken for dead. */
 const DEAD_AFTER_REFUSALS = 2;
+
+/** Where the dev server and its Web UI listen: loopback only, never another machine. */
+const DEV_SERVER_IP = '127.0.0.1';
 
 /** The `temporal` CLI on PATH, if any. */
 function cliOnPath(): string | undefined {
@@ -147,11 +153,18 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
       server: {
         executable: cliPath ? { type: 'existing-path', path: cliPath } : { type: 'cached-download' },
         namespace: options.namespace,
-        ip: '127.0.0.1',
+        ip: DEV_SERVER_IP,
         ...(dev.dbFilename ? { dbFilename: dev.dbFilename } : {}),
         ...(port ? { port } : {}),
         ...(dev.uiPort ? { uiPort: dev.uiPort, ui: true } : {}),
-        extraArgs: ['--log-level', 'error', ...DEV_SERVER_FLAGS, ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : [])],
+        extraArgs: [
+          '--log-level',
+          'error',
+          ...DEV_SERVER_FLAGS,
+          // Named, not left to the CLI's default (the --ip value): the codec endpoint trusts this UI for being on loopback.
+          ...(dev.uiPort ? ['--ui-ip', DEV_SERVER_IP] : []),
+          ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : []),
+        ],
       },
     });
   let env = await startServer(dev.port);
@@ -191,7 +204,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
     workerConnection,
     namespace: options.namespace,
     address,
-    uiUrl: dev.uiPort ? `http://127.0.0.1:${String(dev.uiPort)}` : null,
+    uiUrl: dev.uiPort ? `http://${DEV_SERVER_IP}:${String(dev.uiPort)}` : null,
     ...probes(client, connection, options.namespace),
     close: async () => {
       await supervisor?.stop();

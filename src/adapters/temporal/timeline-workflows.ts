@@ -6,7 +6,7 @@
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
-import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
+import { LIVE_WORKFLOWS, workflowIds, type WorkflowPlacement } from '../../../workflows/task-queues.ts';
 import type { FetchTimelineInput } from '../../../workflows/timeline.ts';
 import type { WorkflowCaller, WorkflowState } from '../../ports/analysis-workflows.ts';
 import type { TimelineStartOutcome, TimelineWorkflows } from '../../ports/timeline-workflows.ts';
@@ -21,6 +21,8 @@ export interface TimelineWorkflowOptions {
   readonly maximumAttempts: number;
   /** The workflow's execution timeout; the application's watchdog refunds a fetch that outlives it. */
   readonly executionTimeoutSeconds?: number;
+  /** Live (default) or test mode's queue and ids. */
+  readonly placement?: WorkflowPlacement;
 }
 
 export class TemporalTimelineWorkflows implements TimelineWorkflows {
@@ -41,8 +43,8 @@ export class TemporalTimelineWorkflows implements TimelineWorkflows {
     try {
       await engineCall(this.client, () =>
         this.client.workflow.start('fetchCaseTimeline', {
-          taskQueue: TASK_QUEUES.timeline,
-          workflowId: workflowIds.timeline(requestId),
+          taskQueue: (this.options.placement ?? LIVE_WORKFLOWS).queues.timeline,
+          workflowId: this.#workflowId(requestId),
           args: [input],
           typedSearchAttributes: accountSearchAttributes(caller.accountId),
           workflowExecutionTimeout: (this.options.executionTimeoutSeconds ?? DEFAULT_EXECUTION_TIMEOUT_SECONDS) * 1000,
@@ -58,6 +60,10 @@ export class TemporalTimelineWorkflows implements TimelineWorkflows {
   }
 
   timelineState(requestId: string): Promise<WorkflowState> {
-    return workflowState(this.client, workflowIds.timeline(requestId));
+    return workflowState(this.client, this.#workflowId(requestId));
+  }
+
+  #workflowId(requestId: string): string {
+    return (this.options.placement ?? LIVE_WORKFLOWS).idPrefix + workflowIds.timeline(requestId);
   }
 }

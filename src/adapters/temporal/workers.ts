@@ -7,7 +7,6 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import type { TASK_QUEUES } from '../../../workflows/task-queues.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
@@ -27,7 +26,7 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
 
 export async function createWorker(
   runtime: TemporalRuntime,
-  taskQueue: (typeof TASK_QUEUES)[keyof typeof TASK_QUEUES],
+  taskQueue: string,
   activities: object,
   options: {
     readonly dataConverter: DataConverter;

@@ -38,6 +38,7 @@ import {
   type UserEvent,
   type UserState,
 } from '../../domain/user/user.ts';
+import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
@@ -86,6 +87,7 @@ export interface IssuedKey {
   readonly name: string;
   readonly fullKey: string;
   readonly displayKey: string;
+  readonly mode: KeyMode;
 }
 
 export interface RotatedKey {
@@ -195,8 +197,8 @@ export class AccountsService {
     return result.ok ? { ok: true, value: null } : failed(result.error);
   }
 
-  /** Creates a key for `userId`, within the tier's key cap and the email rule of Free. */
-  async createKey(userId: string, name: string, actor: Actor, requestId?: string): Promise<Result<IssuedKey>> {
+  /** Creates a key for `userId`, within the tier's key cap (per mode) and the email rule of Free. */
+  async createKey(userId: string, name: string, actor: Actor, requestId?: string, mode: KeyMode = 'live'): Promise<Result<IssuedKey>> {
     return this.deps.db.transaction().execute(async (trx) => {
       // One key creation per user at a time, so two concurrent requests cannot both pass the cap.
       await sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${userId}`}))`.execute(trx);
@@ -204,8 +206,8 @@ export class AccountsService {
       if (!user) return failed({ tag: 'UserNotFound' });
       if (user.tier === 'free' && !user.emailVerified) return failed({ tag: 'EmailNotVerified' });
       const limit = limitsFor(user.tier as Tier, user.limitOverrides as LimitOverrides).apiKeys;
-      if ((await this.#liveKeyCount(trx, userId)) >= limit) return failed({ tag: 'KeyLimitReached', limit });
-      return this.#issue(trx, { userId, organizationId: user.organizationId, name, rotatedFrom: null }, this.#meta(actor, requestId));
+      if ((await this.#liveKeyCount(trx, userId, mode)) >= limit) return failed({ tag: 'KeyLimitReached', limit });
+      return this.#issue(trx, { userId, organizationId: user.organizationId, name, rotatedFrom: null, mode }, this.#meta(actor, requestId));
     });
   }
 
@@ -218,7 +220,13 @@ export class AccountsService {
       const meta = this.#meta(actor, requestId);
       const issued = await this.#issue(
         trx,
-        { userId: key.userId, organizationId: key.organizationId, name: rotatedName(key.name), rotatedFrom: keyId },
+        {
+          userId: key.userId,
+          organizationId: key.organizationId,
+          name: rotatedName(key.name),
+          rotatedFrom: keyId,
+          mode: this.deps.keys.modeOf(key.displayKey) ?? 'live',
+        },
         meta,
       );
       if (!issued.ok) return issued;
@@ -257,21 +265,22 @@ export class AccountsService {
 
   /** Keys the actor may see: their own, or every key of their organisation for an ORG_ADMIN. */
   async listKeys(actor: Extract<Actor, { kind: 'user' }>) {
-    return this.deps.db
+    const rows = await this.deps.db
       .selectFrom('apiKeys')
       .select(['keyId', 'name', 'displayKey', 'status', 'graceEndsAt', 'createdAt', 'revokedAt', 'userId'])
       .$if(actor.role === 'ORG_ADMIN' && actor.organizationId !== null, (qb) => qb.where('organizationId', '=', actor.organizationId))
       .$if(actor.role !== 'ORG_ADMIN' || actor.organizationId === null, (qb) => qb.where('userId', '=', actor.userId))
       .orderBy('createdAt', 'desc')
       .execute();
+    return rows.map((row) => ({ ...row, mode: this.deps.keys.modeOf(row.displayKey) ?? 'live' }));
   }
 
   async #issue(
     trx: Trx,
-    owner: { userId: string; organizationId: string | null; name: string; rotatedFrom: string | null },
+    owner: { userId: string; organizationId: string | null; name: string; rotatedFrom: string | null; mode: KeyMode },
     meta: EventMetadata,
   ): Promise<Result<IssuedKey>> {
-    const minted = await this.deps.keys.mint();
+    const minted = await this.deps.keys.mint(owner.mode);
     const keyId = `key_${this.deps.ids.next()}`;
     const key = {
       keyId,
@@ -290,19 +299,23 @@ export class AccountsService {
       trx,
     );
     if (!result.ok) return failed(result.error);
-    return { ok: true, value: { id: keyId, name: key.name.trim(), fullKey: minted.plaintext, displayKey: minted.displayKey } };
+    return {
+      ok: true,
+      value: { id: keyId, name: key.name.trim(), fullKey: minted.plaintext, displayKey: minted.displayKey, mode: owner.mode },
+    };
   }
 
-  async #liveKeyCount(trx: Trx, userId: string): Promise<number> {
-    const row = await trx
+  /** Keys of `mode` that still authenticate (active, or rotated within grace): live and test keys are capped apart. */
+  async #liveKeyCount(trx: Trx, userId: string, mode: KeyMode): Promise<number> {
+    const rows = await trx
       .selectFrom('apiKeys')
-      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .select('displayKey')
       .where('userId', '=', userId)
       .where((eb) =>
         eb.or([eb('status', '=', 'active'), eb.and([eb('status', '=', 'rotated'), eb('graceEndsAt', '>', this.deps.clock.now())])]),
       )
-      .executeTakeFirstOrThrow();
-    return row.n;
+      .execute();
+    return rows.filter((row) => (this.deps.keys.modeOf(row.displayKey) ?? 'live') === mode).length;
   }
 
   async #manageableKey(trx: Trx, keyId: string, actor: Actor) {

@@ -82,13 +82,17 @@ function where(filter: AuditFilter): { sql: string; params: Record<string, Analy
 }
 
 export class AuditQueries {
-  constructor(private readonly store: AnalyticsStore) {}
+  /** `table`: audit_events, or test mode's own (AUDIT_TABLES in audit-to-clickhouse.ts). */
+  constructor(
+    private readonly store: AnalyticsStore,
+    private readonly table: string = 'audit_events',
+  ) {}
 
   async page(filter: AuditFilter, limit: number, offset: number): Promise<AuditRow[]> {
     const { sql, params } = where(filter);
     const rows = await this.store.query<RawRow>(
       `SELECT occurred_at, request_id, key_id, user_id, endpoint, method, status, response_ms, credits_deducted, client_address, user_agent, detail
-       FROM audit_events FINAL ${sql}
+       FROM ${this.table} FINAL ${sql}
        ORDER BY occurred_at DESC, event_id
        LIMIT {limit:UInt32} OFFSET {offset:UInt32}`,
       { ...params, limit, offset },
@@ -115,7 +119,7 @@ export class AuditQueries {
     const { sql, params } = where(filter);
     const [row] = await this.store.query<{ requests: string; credits: string; errors: string; average_ms: number | null }>(
       `SELECT count() AS requests, sum(credits_deducted) AS credits, countIf(status >= 400) AS errors, avg(response_ms) AS average_ms
-       FROM audit_events FINAL ${sql}`,
+       FROM ${this.table} FINAL ${sql}`,
       params,
     );
     const requests = Number(row?.requests ?? 0);
@@ -131,7 +135,7 @@ export class AuditQueries {
     const { sql, params } = where(filter);
     const rows = await this.store.query<{ endpoint: string; calls: string; credits: string }>(
       `SELECT endpoint, count() AS calls, sum(credits_deducted) AS credits
-       FROM audit_events FINAL ${sql}
+       FROM ${this.table} FINAL ${sql}
        GROUP BY endpoint ORDER BY calls DESC, endpoint LIMIT {top:UInt32}`,
       { ...params, top: limit },
     );

@@ -7,3 +7,4 @@ export * from './search.ts';
 export * from './vectors.ts';
 export * from './analysis.ts';
 export * from './timeline.ts';
+export * from './webhooks.ts';

@@ -7,6 +7,14 @@ import { accept, assertNever, refuse, type Decision } from '../decider.ts';
 
 export const ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
+/**
+ * Live keys spend credits on the live corpus; test keys reach the same routes in test mode,
+ * apart from every live record and never charged. The mode is the key's prefix, so a key
+ * keeps it for life and a rotation hands it on.
+ */
+export type KeyMode = 'live' | 'test';
+export const KEY_MODES: readonly KeyMode[] = ['live', 'test'];
+
 /** Longest key name a key may carry. */
 export const MAX_KEY_NAME_LENGTH = 120;
 const ROTATED_SUFFIX = ' (rotated)';

@@ -20,6 +20,7 @@ import type { AuthRefusal, KeyAuthenticator, Principal } from '../../application
 import type { FailedAttemptThrottle } from '../../application/access/failed-attempt-throttle.ts';
 import type { AuditRecorder } from '../../application/audit/audit-recorder.ts';
 import { routePath } from 'hono/route';
+import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { DistinctCounter } from '../../ports/distinct-counter.ts';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.ts';
@@ -29,6 +30,12 @@ import type { AppEnv } from '../env.ts';
 import { tooManyFailedAttempts } from '../failed-attempts.ts';
 
 export interface ApiKeyGateDeps {
+  /** The keys this gate serves: live keys on the live app, test keys on test mode's (compose-test-mode.ts). */
+  readonly mode: KeyMode;
+  /** A key's mode by its prefix (the key codec's). */
+  readonly keyMode: (key: string) => KeyMode | undefined;
+  /** Runs once the key is admitted, before the route (test mode opens the account's test balance here). */
+  readonly onAdmitted?: (principal: Principal) => Promise<void>;
   readonly authenticator: KeyAuthenticator;
   readonly allowlists: AllowlistCache;
   readonly limiter: RateLimiter;
@@ -76,7 +83,8 @@ function refusalError(refusal: GateRefusal): ApiError {
   }
 }
 
-function presentedKey(c: Context<AppEnv>): string | undefined {
+/** The key a request presents, in X-API-Key or as a bearer token. */
+export function presentedKey(c: Context<AppEnv>): string | undefined {
   const header = c.req.header('X-API-Key');
   if (header !== undefined) return header.trim();
   const authorization = c.req.header('Authorization');
@@ -141,6 +149,15 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     const started = performance.now();
     const presented = presentedKey(c);
     if (!presented) throw new ApiError('API_KEY_MISSING');
+    // The other mode's key never reaches this mode's stores: on the live app a test key means test mode is off.
+    const mode = deps.keyMode(presented);
+    if (mode !== undefined && mode !== deps.mode)
+      throw new ApiError('API_KEY_INVALID', {
+        message:
+          mode === 'test'
+            ? 'Test keys are not accepted here: test mode is off on this service.'
+            : 'Live keys are not accepted in test mode.',
+      });
     const address = deps.clientAddress(c);
     const blocked = deps.keyFailures.blocked(address);
     const outcome = await deps.authenticator.authenticate(presented, { knownKeysOnly: blocked !== undefined });
@@ -182,6 +199,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
       });
     }
     c.set('principal', principal);
+    await deps.onAdmitted?.(principal);
     for (const [name, value] of Object.entries(headers)) c.header(name, value);
     await next();
     for (const [name, value] of Object.entries(headers)) c.res.headers.set(name, value);

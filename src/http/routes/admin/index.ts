@@ -11,6 +11,7 @@ import type { CreditsService } from '../../../application/credits/credits-servic
 import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { registerPostCaseRestrict } from './post-case-restrict.ts';
+import { registerPostKeyRevoke } from './post-key-revoke.ts';
 import { registerPostOrganizationDeactivate } from './post-organization-deactivate.ts';
 import { registerPostOrganization } from './post-organization.ts';
 import { registerPostUserCredits } from './post-user-credits.ts';
@@ -44,6 +45,7 @@ export function registerAdminRoutes(app: App, deps: AdminDeps): void {
   registerPostUser(app, deps.accounts);
   registerPutUserStanding(app, deps.accounts);
   registerPostUserKey(app, deps.accounts);
+  registerPostKeyRevoke(app, deps.accounts);
   registerPostCaseRestrict(app, deps.cases);
   registerPostUserCredits(app, deps.credits);
 }

@@ -9,6 +9,7 @@ import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
 import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, UserParams } from './schemas.ts';
+import { KeyModeSchema } from '../settings/schemas.ts';
 import { envelope } from '../../envelope.ts';
 
 const DEFAULT_KEY_NAME = 'Default';
@@ -21,6 +22,7 @@ const Body = z
       .max(120)
       .optional()
       .openapi({ description: `Label; omitted: ${DEFAULT_KEY_NAME}.`, example: 'Research pipeline' }),
+    mode: KeyModeSchema.optional(),
   })
   .strict()
   .openapi('AdminCreateKey');
@@ -31,6 +33,7 @@ const Issued = envelope(
     name: z.string(),
     fullKey: z.string().openapi({ description: 'Shown once.', example: 'crk_live-4fJ9x0QmZr2LbN7yT1cWv8KdHs3GaPe6-Xq2B' }),
     displayKey: z.string().openapi({ example: 'crk_live...Xq2B' }),
+    mode: KeyModeSchema,
   }),
 ).openapi('AdminKeyIssued');
 
@@ -51,8 +54,8 @@ const route = createRoute({
 export function registerPostUserKey(app: App, accounts: AccountsService): void {
   app.openapi(route, async (c) => {
     const { userId } = c.req.valid('param');
-    const { name } = c.req.valid('json');
-    const result = await accounts.createKey(userId, name ?? DEFAULT_KEY_NAME, { kind: 'operator' }, c.get('requestId'));
+    const { name, mode } = c.req.valid('json');
+    const result = await accounts.createKey(userId, name ?? DEFAULT_KEY_NAME, { kind: 'operator' }, c.get('requestId'), mode);
     if (!result.ok) throw accountError(result.error);
     return c.json({ success: true as const, data: result.value }, 201);
   });

@@ -12,16 +12,14 @@
  * (not 401: there is no token they could present), its message saying why.
  */
 import type { Context, MiddlewareHandler } from 'hono';
-import { allowedBy } from '../../../domain/access/cidr.ts';
 import type { Metrics } from '../../../ports/metrics.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
+import { fromThisMachine } from '../../local-caller.ts';
 import { requireAdminToken, type AdminTokenAttempts } from '../admin/require-admin-token.ts';
 
 export const METRICS_PATH = '/ops/metrics';
-
-const LOOPBACK = ['127.0.0.0/8', '::1/128'];
 
 export interface MetricsRouteDeps {
   readonly metrics: Metrics;
@@ -36,8 +34,7 @@ export interface MetricsRouteDeps {
 
 function localOnly(deps: MetricsRouteDeps): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
-    const relayed = deps.behindProxy || c.req.header('X-Forwarded-For') !== undefined || c.req.header('Forwarded') !== undefined;
-    if (relayed || !allowedBy(LOOPBACK, deps.socketAddress(c))) {
+    if (!fromThisMachine(c, deps.socketAddress, deps.behindProxy)) {
       throw new ApiError('ROUTE_NOT_FOUND', {
         message: `${METRICS_PATH} answers callers on this machine only unless METRICS_TOKEN is set.`,
       });

@@ -5,8 +5,10 @@
  * where the admin token is pasted, and POST .../session (that form, or a bearer call) sets
  * a cookie holding an expiry signed with a key derived from ADMIN_TOKEN. Nothing is
  * stored server-side; rotating ADMIN_TOKEN ends every session. The cookie is SameSite=Strict
- * and scoped to the codec path: the Web UI on localhost:8233 is the same site as the API on
- * localhost:3000 (ports do not count), a page on another site never sends it. A form post
+ * and scoped to the codec path: the Web UI on 127.0.0.1:8233 is the same site as the API on
+ * 127.0.0.1:3000 (ports do not count; localhost and 127.0.0.1 are two sites), a page on
+ * another site never sends it. The Web UI the embedded default starts needs no session
+ * (temporal-codec.ts trusts its origin); this is for a Web UI run apart. A form post
  * is accepted only from this service's own origin, so another page cannot plant a session.
  * A token pasted into the form is throttled per client address like the bearer token: one
  * count of wrong admin tokens covers both. A live session still passes from a throttled
@@ -125,9 +127,10 @@ const openDescription = (
 An operator opens GET ${path}/login in the browser that runs the Web UI, pastes ADMIN_TOKEN and submits; the form posts
 \`token=\` here (accepted only when Origin, or Referer, is this service's own origin) and the answer sets an HttpOnly,
 SameSite=Strict cookie scoped to the codec path. Then, in the Web UI's codec settings, set the endpoint to this service's
-codec path and enable "Include cross-origin credentials". Use the same host name for the UI and the API (localhost with
-localhost, not 127.0.0.1): the cookie is sent only within one site. A bearer call (Authorization: Bearer ADMIN_TOKEN, no
-body) sets the same cookie and answers JSON.`;
+codec path and enable "Include cross-origin credentials" (TEMPORAL_CODEC_INCLUDE_CREDENTIALS=true on a UI server). Use the
+same host name for the UI and the API (127.0.0.1 with 127.0.0.1, never localhost with 127.0.0.1): the cookie is sent only
+within one site. The Web UI the embedded default starts itself needs no session. A bearer call (Authorization: Bearer
+ADMIN_TOKEN, no body) sets the same cookie and answers JSON.`;
 
 const BEARER_OR_FORM: Record<string, string[]>[] = [{ AdminToken: [] }, {}];
 

@@ -10,14 +10,23 @@
  * send that cookie. Clients send X-Namespace; one keyring serves every namespace, so it is
  * allowed but not read. A payload that cannot be opened (unknown key id, altered
  * ciphertext) is a 400, as the protocol asks.
+ *
+ * One exception, for the embedded default: the Web UI of the dev server this process started
+ * on loopback sends no credentials (it has no setting for them at start), so its calls pass
+ * without token or cookie when they carry exactly its origin over a loopback socket with no
+ * proxy between. A browser sets Origin itself, so no other page can claim it; a process on
+ * this machine can, which docs/ops-guide.md states as the residual risk.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { cors } from 'hono/cors';
 import { PayloadCodecError } from '../../../adapters/temporal/payload-codec.ts';
 import { systemClock, type Clock } from '../../../ports/clock.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
+import { fromThisMachine } from '../../local-caller.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import type { AdminTokenAttempts } from '../admin/require-admin-token.ts';
 import { ADMIN_GATE_ERRORS } from '../admin/schemas.ts';
@@ -35,8 +44,20 @@ export interface TemporalCodecDeps {
   readonly uiOrigins: readonly string[];
   /** Dates session expiry; the system clock when not given. */
   readonly clock?: Clock;
-  /** Whether X-Forwarded-Proto is believed when marking the session cookie Secure (TRUSTED_PROXIES set). */
+  /**
+   * TRUSTED_PROXIES set: X-Forwarded-Proto is believed when marking the session cookie Secure,
+   * and the local Web UI is not trusted, as a proxy may relay outside callers over loopback.
+   */
   readonly trustProxy?: boolean;
+  /** The Web UI this process started, bound to loopback (the embedded default); undefined everywhere else. */
+  readonly localUi?: LocalUi;
+}
+
+export interface LocalUi {
+  /** Its exact origin, `http://127.0.0.1:<TEMPORAL_UI_PORT>`. */
+  readonly origin: string;
+  /** The socket's own address, whatever X-Forwarded-For says. */
+  readonly socketAddress: (c: Context<AppEnv>) => string;
 }
 
 const Base64 = z
@@ -69,6 +90,9 @@ function codecRoute(operation: 'encode' | 'decode') {
     tags: ['Ops'],
     summary:
       operation === 'decode' ? 'Decrypt Temporal payloads for the Web UI and CLI' : 'Encrypt Temporal payloads for the Web UI and CLI',
+    description:
+      'Bearer ADMIN_TOKEN (the CLI) or the ops session cookie (a Web UI). On the embedded default the Web UI the service started ' +
+      'itself needs neither: a call carrying exactly its loopback origin, over loopback with no proxy between, passes.',
     security: ADMIN_SECURITY,
     request: {
       headers: z.object({ 'x-namespace': z.string().optional().openapi({ description: 'Sent by Temporal clients; not read.' }) }),
@@ -126,9 +150,15 @@ export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void 
   });
   const signer = codecSessionSigner(deps.adminToken, deps.clock ?? systemClock);
   const access = codecAccess(deps.adminToken, signer, deps.attempts);
+  const { localUi } = deps;
+  const behindProxy = deps.trustProxy ?? false;
+  const gate: MiddlewareHandler<AppEnv> = localUi
+    ? async (c, next) =>
+        c.req.header('Origin') === localUi.origin && fromThisMachine(c, localUi.socketAddress, behindProxy) ? next() : access(c, next)
+    : access;
   // Credentials, so the Web UI may send the session cookie; origins are listed, never '*'.
   const uiCors = cors({
-    origin: [...deps.uiOrigins],
+    origin: [...deps.uiOrigins, ...(localUi ? [localUi.origin] : [])],
     allowMethods: ['POST'],
     allowHeaders: ['Content-Type', 'X-Namespace', 'Authorization'],
     credentials: true,
@@ -138,7 +168,7 @@ export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void 
     const path = `${TEMPORAL_CODEC_PATH}/${operation}`;
     // CORS first: a preflight carries neither token nor cookie and must be answered before the gate.
     root.use(path, uiCors);
-    root.use(path, access);
+    root.use(path, gate);
     root.openapi(codecRoute(operation), async (c) => c.json(await convert(deps.codec, operation, c.req.valid('json').payloads), 200));
   }
   registerCodecSession(root, {

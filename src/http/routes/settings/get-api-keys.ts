@@ -10,7 +10,7 @@ import { keyStanding } from '../../../domain/api-key/api-key.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { READ_SECURITY } from './schemas.ts';
+import { KeyModeSchema, READ_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
@@ -25,6 +25,7 @@ const KeySummary = z
     id: z.string().openapi({ example: 'key_0b9f6d2e-4c1a-4f7e-9a57-2a4d3c1e8b90' }),
     name: z.string().openapi({ example: 'Research notebook' }),
     displayKey: z.string().openapi({ example: 'crk_live...a9K3' }),
+    mode: KeyModeSchema,
     status: z
       .enum(['active', 'grace', 'expired', 'revoked'])
       .openapi({ description: 'grace: rotated, still authenticates until expiresAt.' }),
@@ -59,6 +60,7 @@ export function registerListApiKeys(app: App, deps: ListKeysDeps): void {
         id: row.keyId,
         name: row.name,
         displayKey: row.displayKey,
+        mode: row.mode,
         status: keyStanding(row.status as 'active' | 'rotated' | 'revoked', graceEndsAt, now),
         userId: row.userId,
         createdAt: iso(row.createdAt),

@@ -5,6 +5,7 @@
  */
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
+import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import { registerRevokeApiKey } from './delete-api-key.ts';
@@ -14,6 +15,11 @@ import { registerCreateApiKey } from './post-api-key.ts';
 import { registerLogin } from './post-login.ts';
 import { registerLogout } from './post-logout.ts';
 import { registerRotateApiKey } from './post-rotate-api-key.ts';
+import { registerDeleteWebhook } from './delete-webhook.ts';
+import { registerListWebhookDeliveries } from './get-webhook-deliveries.ts';
+import { registerListWebhooks } from './get-webhooks.ts';
+import { registerCreateWebhook } from './post-webhook.ts';
+import { registerRotateWebhookSecret } from './post-rotate-webhook-secret.ts';
 import { CSRF_SECURITY, SESSION_SECURITY } from './schemas.ts';
 import { CSRF_HEADER, SESSION_COOKIE, sessionGuards } from './session-guard.ts';
 
@@ -21,6 +27,8 @@ export interface SettingsDeps {
   readonly accounts: AccountsService;
   readonly sessions: SessionService;
   readonly clock: Clock;
+  /** The account's webhook endpoints and their deliveries. */
+  readonly webhooks: WebhookEndpoints;
   /** Believe X-Forwarded-Proto (for the cookie's Secure flag): only behind our own proxy. */
   readonly trustProxy: boolean;
 }
@@ -48,4 +56,10 @@ export function registerSettingsRoutes(app: App, deps: SettingsDeps): void {
   registerCreateApiKey(app, { accounts, guards });
   registerRotateApiKey(app, { accounts, guards });
   registerRevokeApiKey(app, { accounts, guards });
+  const { webhooks } = deps;
+  registerListWebhooks(app, { webhooks, guards });
+  registerCreateWebhook(app, { webhooks, guards });
+  registerDeleteWebhook(app, { webhooks, guards });
+  registerRotateWebhookSecret(app, { webhooks, guards });
+  registerListWebhookDeliveries(app, { webhooks, guards });
 }

@@ -9,7 +9,7 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { IssuedKeySchema, WRITE_SECURITY } from './schemas.ts';
+import { IssuedKeySchema, KeyModeSchema, WRITE_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-guard.ts';
 
@@ -19,7 +19,10 @@ export interface CreateKeyDeps {
 }
 
 const CreateKeyBody = z
-  .object({ name: z.string().trim().min(1).max(120).openapi({ description: 'Label for the key.', example: 'Research notebook' }) })
+  .object({
+    name: z.string().trim().min(1).max(120).openapi({ description: 'Label for the key.', example: 'Research notebook' }),
+    mode: KeyModeSchema.optional(),
+  })
   .openapi('CreateApiKeyRequest');
 
 const route = createRoute({
@@ -38,11 +41,11 @@ const route = createRoute({
 
 export function registerCreateApiKey(app: App, deps: CreateKeyDeps): void {
   app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
-    const { name } = c.req.valid('json');
+    const { name, mode } = c.req.valid('json');
     const { user } = c.get('session');
-    const result = await deps.accounts.createKey(user.userId, name, actorFor(user), c.get('requestId'));
+    const result = await deps.accounts.createKey(user.userId, name, actorFor(user), c.get('requestId'), mode);
     if (!result.ok) throw accountError(result.error);
     const { id, fullKey, displayKey } = result.value;
-    return c.json({ success: true as const, data: { id, name: result.value.name, fullKey, displayKey } }, 201);
+    return c.json({ success: true as const, data: { id, name: result.value.name, fullKey, displayKey, mode: result.value.mode } }, 201);
   });
 }

@@ -55,7 +55,7 @@ export function registerRotateApiKey(app: App, deps: RotateKeyDeps): void {
     const message = 'API key rotated. The previous key keeps working until rotatedFrom.expiresAt.';
     const data = {
       message,
-      apiKey: { id: apiKey.id, name: apiKey.name, fullKey: apiKey.fullKey, displayKey: apiKey.displayKey },
+      apiKey: { id: apiKey.id, name: apiKey.name, fullKey: apiKey.fullKey, displayKey: apiKey.displayKey, mode: apiKey.mode },
       rotatedFrom: { id: rotatedFrom.id, expiresAt: rotatedFrom.expiresAt },
     };
     return c.json({ success: true as const, data }, 200);

@@ -5,6 +5,7 @@
  */
 import { z } from '@hono/zod-openapi';
 import { TIERS } from '../../../domain/access/tiers.ts';
+import { KEY_MODES } from '../../../domain/api-key/api-key.ts';
 
 export const SESSION_SECURITY = 'dashboardSession';
 export const CSRF_SECURITY = 'csrfToken';
@@ -35,6 +36,11 @@ export const SessionUserSchema = z
   })
   .openapi('SettingsUser');
 
+export const KeyModeSchema = z.enum(KEY_MODES).openapi({
+  description: 'live (default): spends credits on the live corpus. test: crk_test prefix, test mode, never charged.',
+  example: 'live',
+});
+
 export const IssuedKeySchema = z
   .object({
     id: z.string().openapi({ example: 'key_0b9f6d2e-4c1a-4f7e-9a57-2a4d3c1e8b90' }),
@@ -43,5 +49,6 @@ export const IssuedKeySchema = z
       .string()
       .openapi({ description: 'Plaintext key, shown this once only.', example: 'crk_live-Zx3k9Qm2Lp7Vt4Nw8Rb1Yc6Hd5Fg0Js2-a9K3' }),
     displayKey: z.string().openapi({ description: 'Prefix, ellipsis, last 4 characters.', example: 'crk_live...a9K3' }),
+    mode: KeyModeSchema,
   })
   .openapi('IssuedApiKey');

@@ -1,0 +1,125 @@
+/**
+ * One delivery attempt, and the bookkeeping around it. Each attempt is signed afresh
+ * (a new webhook-timestamp, so a receiver's replay window holds for retries too) under
+ * the same webhook-id; during a rotation's grace window it carries a signature by each
+ * secret. Every attempt is counted and its outcome (status code, or the kind of error)
+ * kept on the delivery row before the retry policy decides what happens next. Neither the
+ * payload nor a secret is ever logged or put in an error message.
+ */
+import type { Db } from '../../db/database.ts';
+import type { Clock } from '../../ports/clock.ts';
+import { WebhookAddressRefusedError, type WebhookSecrets, type WebhookSender } from '../../ports/webhooks.ts';
+
+export type AttemptOutcome =
+  /** 2xx: the delivery is done. */
+  | { kind: 'delivered'; status: number }
+  /** The delivery was not pending any more (delivered, failed, or its endpoint removed): nothing sent. */
+  | { kind: 'settled' }
+  /** Any other answer, or no answer: worth another attempt. */
+  | { kind: 'retry'; reason: string }
+  /** The endpoint's address is one deliveries may not reach: retrying cannot help. */
+  | { kind: 'refused'; reason: string };
+
+export interface UnstartedDelivery {
+  readonly deliveryId: string;
+  readonly accountId: string;
+}
+
+/** Longest error text kept on a delivery row. */
+const MAX_ERROR_TEXT = 200;
+
+/** The kind of failure, without anything the receiver or the payload put in it. */
+function describe(error: unknown): string {
+  const code = (error as { code?: unknown }).code;
+  const name = error instanceof Error ? error.name : 'Error';
+  return (typeof code === 'string' ? `${name} ${code}` : error instanceof Error ? `${name}: ${error.message}` : name).slice(
+    0,
+    MAX_ERROR_TEXT,
+  );
+}
+
+export class WebhookDeliveries {
+  constructor(
+    private readonly deps: {
+      readonly db: Db;
+      readonly sender: WebhookSender;
+      readonly secrets: WebhookSecrets;
+      readonly clock: Clock;
+    },
+  ) {}
+
+  async attempt(deliveryId: string): Promise<AttemptOutcome> {
+    const { db, clock } = this.deps;
+    const target = await db
+      .selectFrom('webhookDeliveries as d')
+      .innerJoin('webhookEndpoints as e', 'e.endpointId', 'd.endpointId')
+      .select(['d.status', 'd.payload', 'e.url', 'e.sealedSecret', 'e.previousSealedSecret', 'e.previousValidUntil'])
+      .where('d.deliveryId', '=', deliveryId)
+      .executeTakeFirst();
+    if (!target || target.status !== 'pending') return { kind: 'settled' };
+    const now = clock.now();
+    await db
+      .updateTable('webhookDeliveries')
+      .set((eb) => ({ attempts: eb('attempts', '+', 1), lastAttemptAt: now }))
+      .where('deliveryId', '=', deliveryId)
+      .execute();
+    const body = JSON.stringify(target.payload);
+    const timestamp = Math.floor(now.getTime() / 1000);
+    const sealed = [target.sealedSecret];
+    if (target.previousSealedSecret !== null && target.previousValidUntil !== null && target.previousValidUntil > now)
+      sealed.push(target.previousSealedSecret);
+    const signature = sealed
+      .map((s) => this.deps.secrets.sign({ id: deliveryId, timestamp, body, secret: this.deps.secrets.open(s) }))
+      .join(' ');
+    const headers = { 'webhook-id': deliveryId, 'webhook-timestamp': String(timestamp), 'webhook-signature': signature };
+    let status: number;
+    try {
+      ({ status } = await this.deps.sender.post(target.url, headers, body));
+    } catch (error) {
+      const reason = describe(error);
+      await this.#record(deliveryId, { lastError: reason, lastResponseStatus: null });
+      return error instanceof WebhookAddressRefusedError ? { kind: 'refused', reason } : { kind: 'retry', reason };
+    }
+    if (status >= 200 && status < 300) {
+      await this.#record(deliveryId, { lastError: null, lastResponseStatus: status, status: 'delivered', finishedAt: clock.now() });
+      return { kind: 'delivered', status };
+    }
+    const reason = `the receiver answered ${String(status)}`;
+    await this.#record(deliveryId, { lastError: reason, lastResponseStatus: status });
+    return { kind: 'retry', reason };
+  }
+
+  /** Gives up on a delivery whose attempts are spent; one already settled stays as it is. */
+  async fail(deliveryId: string): Promise<void> {
+    await this.deps.db
+      .updateTable('webhookDeliveries')
+      .set({ status: 'failed', finishedAt: this.deps.clock.now() })
+      .where('deliveryId', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  /** Deliveries the projector recorded whose workflow was not seen to start (the outbox). */
+  async unstarted(limit: number): Promise<UnstartedDelivery[]> {
+    return this.deps.db
+      .selectFrom('webhookDeliveries')
+      .select(['deliveryId', 'accountId'])
+      .where('workflowStarted', '=', false)
+      .where('status', '=', 'pending')
+      .orderBy('createdAt')
+      .orderBy('deliveryId')
+      .limit(limit)
+      .execute();
+  }
+
+  async markStarted(deliveryId: string): Promise<void> {
+    await this.deps.db.updateTable('webhookDeliveries').set({ workflowStarted: true }).where('deliveryId', '=', deliveryId).execute();
+  }
+
+  async #record(
+    deliveryId: string,
+    fields: { lastError: string | null; lastResponseStatus: number | null; status?: 'delivered'; finishedAt?: Date },
+  ): Promise<void> {
+    await this.deps.db.updateTable('webhookDeliveries').set(fields).where('deliveryId', '=', deliveryId).execute();
+  }
+}

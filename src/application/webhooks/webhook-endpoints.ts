@@ -1,0 +1,170 @@
+/**
+ * The settings commands and queries on an account's webhook endpoints: register (the
+ * plaintext secret is returned this once; the stream keeps it sealed), rotate, remove,
+ * list, and the endpoint's recent deliveries. Each command runs through the account's
+ * webhook aggregate, so the per-account bound holds under concurrent registrations.
+ */
+import type { Db } from '../../db/database.ts';
+import {
+  decideWebhookEndpoints,
+  evolveWebhookEndpoints,
+  initialWebhookEndpoints,
+  webhookStreamId,
+  type SealedSecret,
+  type WebhookEndpointsCommand,
+  type WebhookEndpointsError,
+  type WebhookEndpointsEvent,
+  type WebhookEndpointsState,
+  type WebhookEventType,
+} from '../../domain/webhook/webhook-endpoints.ts';
+import type { Clock, IdGenerator } from '../../ports/clock.ts';
+import type { EventStore } from '../../ports/event-store.ts';
+import type { WebhookSecrets } from '../../ports/webhooks.ts';
+import { handleCommand, type Aggregate } from '../command-handler.ts';
+
+export const WEBHOOK_STREAM_TYPE = 'webhook-endpoints';
+
+const aggregate: Aggregate<WebhookEndpointsCommand, WebhookEndpointsEvent, WebhookEndpointsState, WebhookEndpointsError> = {
+  streamType: WEBHOOK_STREAM_TYPE,
+  initial: initialWebhookEndpoints,
+  decide: decideWebhookEndpoints,
+  evolve: evolveWebhookEndpoints,
+};
+
+export interface EndpointView {
+  readonly id: string;
+  readonly url: string;
+  readonly eventTypes: WebhookEventType[];
+  /** `whsec_…` and the secret's last 4 characters. */
+  readonly secretHint: string;
+  readonly createdAt: string;
+}
+
+export interface DeliveryView {
+  readonly id: string;
+  readonly eventType: WebhookEventType;
+  readonly status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  readonly attempts: number;
+  readonly lastResponseStatus: number | null;
+  readonly lastError: string | null;
+  readonly createdAt: string;
+  readonly lastAttemptAt: string | null;
+  readonly finishedAt: string | null;
+}
+
+export type EndpointResult<T> = { ok: true; value: T } | { ok: false; error: WebhookEndpointsError };
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export class WebhookEndpoints {
+  constructor(
+    private readonly deps: {
+      readonly db: Db;
+      readonly store: EventStore;
+      readonly secrets: WebhookSecrets;
+      readonly clock: Clock;
+      readonly ids: IdGenerator;
+      /** Development setting: http and non-public hosts may be registered. */
+      readonly allowInsecureUrls: boolean;
+    },
+  ) {}
+
+  async register(
+    accountId: string,
+    input: { url: string; eventTypes: readonly WebhookEventType[] },
+    requestId: string,
+  ): Promise<EndpointResult<EndpointView & { secret: string }>> {
+    const plain = this.deps.secrets.generate();
+    const endpointId = `whe_${this.deps.ids.next()}`;
+    const decided = await this.#handle(accountId, requestId, {
+      type: 'RegisterEndpoint',
+      accountId,
+      endpointId,
+      url: input.url,
+      eventTypes: input.eventTypes,
+      secret: this.#seal(plain),
+      allowInsecureUrls: this.deps.allowInsecureUrls,
+      at: this.#now(),
+    });
+    if (!decided.ok) return decided;
+    const view = await this.#endpoint(accountId, endpointId);
+    if (!view) throw new Error(`endpoint ${endpointId} missing after registration`);
+    return { ok: true, value: { ...view, secret: plain } };
+  }
+
+  async rotateSecret(accountId: string, endpointId: string, requestId: string): Promise<EndpointResult<{ id: string; secret: string }>> {
+    const plain = this.deps.secrets.generate();
+    const decided = await this.#handle(accountId, requestId, {
+      type: 'RotateSecret',
+      accountId,
+      endpointId,
+      secret: this.#seal(plain),
+      at: this.#now(),
+    });
+    return decided.ok ? { ok: true, value: { id: endpointId, secret: plain } } : decided;
+  }
+
+  async remove(accountId: string, endpointId: string, requestId: string): Promise<EndpointResult<{ id: string }>> {
+    const decided = await this.#handle(accountId, requestId, { type: 'RemoveEndpoint', accountId, endpointId, at: this.#now() });
+    return decided.ok ? { ok: true, value: { id: endpointId } } : decided;
+  }
+
+  async list(accountId: string): Promise<EndpointView[]> {
+    const rows = await this.deps.db
+      .selectFrom('webhookEndpoints')
+      .select(['endpointId', 'url', 'eventTypes', 'secretHint', 'createdAt'])
+      .where('accountId', '=', accountId)
+      .orderBy('createdAt')
+      .orderBy('endpointId')
+      .execute();
+    return rows.map((r) => ({
+      id: r.endpointId,
+      url: r.url,
+      eventTypes: r.eventTypes as WebhookEventType[],
+      secretHint: r.secretHint,
+      createdAt: r.createdAt.toISOString(),
+    }));
+  }
+
+  /** The endpoint's latest deliveries, newest first; null when the account has no such endpoint. */
+  async deliveries(accountId: string, endpointId: string, limit: number): Promise<DeliveryView[] | null> {
+    if (!(await this.#endpoint(accountId, endpointId))) return null;
+    const rows = await this.deps.db
+      .selectFrom('webhookDeliveries')
+      .selectAll()
+      .where('accountId', '=', accountId)
+      .where('endpointId', '=', endpointId)
+      .orderBy('createdAt', 'desc')
+      .orderBy('deliveryId')
+      .limit(limit)
+      .execute();
+    return rows.map((r) => ({
+      id: r.deliveryId,
+      eventType: r.eventType as WebhookEventType,
+      status: r.status as DeliveryView['status'],
+      attempts: r.attempts,
+      lastResponseStatus: r.lastResponseStatus,
+      lastError: r.lastError,
+      createdAt: r.createdAt.toISOString(),
+      lastAttemptAt: iso(r.lastAttemptAt),
+      finishedAt: iso(r.finishedAt),
+    }));
+  }
+
+  async #endpoint(accountId: string, endpointId: string): Promise<EndpointView | null> {
+    const all = await this.list(accountId);
+    return all.find((e) => e.id === endpointId) ?? null;
+  }
+
+  #handle(accountId: string, requestId: string, command: WebhookEndpointsCommand) {
+    return handleCommand(this.deps.store, aggregate, webhookStreamId(accountId), command, { occurredAt: this.#now(), requestId });
+  }
+
+  #seal(plain: string): SealedSecret {
+    return { sealed: this.deps.secrets.seal(plain), hint: `whsec_…${plain.slice(-4)}` };
+  }
+
+  #now(): string {
+    return this.deps.clock.now().toISOString();
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * The webhook projector: it follows the event log (checkpointed, never skipping a late
+ * commit) and turns each fact a customer may subscribe to into one delivery row per
+ * subscribed endpoint of the fact's account, in the transaction that advances its
+ * checkpoint. A crash between the fact's commit and its delivery therefore loses nothing:
+ * the projector resumes from its checkpoint, and the unique (source event, endpoint) key
+ * makes a batch applied twice insert nothing new. An endpoint only hears of facts
+ * recorded after it was registered. Payloads carry ids only, never names or text.
+ */
+import { createHash } from 'node:crypto';
+import type { Trx } from '../../db/database.ts';
+import { jsonb } from '../../db/jsonb.ts';
+import type { WebhookEventType, WebhookPayload } from '../../domain/webhook/webhook-endpoints.ts';
+import type { RecordedEvent } from '../../ports/event-store.ts';
+import type { AsyncProjection } from '../../projections/projector.ts';
+
+export const WEBHOOK_PROJECTOR = 'webhook-deliveries';
+
+const SOURCE_TYPES = ['AnalysisStored', 'AnalysisRunFailed', 'TimelineCompleted', 'TimelineFailed'] as const;
+type SourceType = (typeof SOURCE_TYPES)[number];
+
+const EVENT_TYPE_OF: Readonly<Record<SourceType, WebhookEventType>> = {
+  AnalysisStored: 'analysis.stored',
+  AnalysisRunFailed: 'analysis.failed',
+  TimelineCompleted: 'timeline.completed',
+  TimelineFailed: 'timeline.failed',
+};
+
+/** The webhook-id of one fact to one endpoint: stable however often the projector meets the fact. */
+export function deliveryIdOf(sourceEventId: string, endpointId: string): string {
+  return `msg_${createHash('sha256').update(`${sourceEventId}\0${endpointId}`).digest('base64url').slice(0, 32)}`;
+}
+
+/** The account the fact belongs to and the ids a customer fetches the result with. */
+async function announce(trx: Trx, event: RecordedEvent): Promise<{ accountId: string; data: WebhookPayload['data'] } | null> {
+  const type = event.type as SourceType;
+  if (type === 'AnalysisStored' || type === 'AnalysisRunFailed') {
+    const { runId } = event.data as { runId: string };
+    const run = await trx.selectFrom('analysisRuns').select(['accountId', 'kind', 'caseId']).where('runId', '=', runId).executeTakeFirst();
+    return run ? { accountId: run.accountId, data: { runId, kind: run.kind, caseId: run.caseId } } : null;
+  }
+  const { requestId, code } = event.data as { requestId: string; code?: string };
+  const job = await trx
+    .selectFrom('timelineRequests')
+    .select(['accountId', 'caseId'])
+    .where('requestId', '=', requestId)
+    .executeTakeFirst();
+  if (!job) return null;
+  return { accountId: job.accountId, data: { requestId, caseId: job.caseId, ...(code === undefined ? {} : { errorCode: code }) } };
+}
+
+export function webhookOutbox(): AsyncProjection {
+  return {
+    name: WEBHOOK_PROJECTOR,
+    handles: SOURCE_TYPES,
+    async apply(events, trx) {
+      for (const event of events) {
+        const announced = await announce(trx, event);
+        if (!announced) continue;
+        const type = EVENT_TYPE_OF[event.type as SourceType];
+        const endpoints = await trx
+          .selectFrom('webhookEndpoints')
+          .select(['endpointId', 'eventTypes'])
+          .where('accountId', '=', announced.accountId)
+          .where('createdAt', '<=', event.recordedAt)
+          .execute();
+        const sourceEventId = `${event.streamId}@${String(event.streamPosition)}`;
+        const payload: WebhookPayload = { type, timestamp: event.recordedAt.toISOString(), data: announced.data };
+        for (const endpoint of endpoints) {
+          if (!(endpoint.eventTypes as string[]).includes(type)) continue;
+          await trx
+            .insertInto('webhookDeliveries')
+            .values({
+              deliveryId: deliveryIdOf(sourceEventId, endpoint.endpointId),
+              accountId: announced.accountId,
+              endpointId: endpoint.endpointId,
+              sourceEventId,
+              eventType: type,
+              payload: jsonb(payload),
+              status: 'pending',
+              createdAt: event.recordedAt,
+            })
+            .onConflict((oc) => oc.doNothing())
+            .execute();
+        }
+      }
+    },
+    // Deliveries are history the customer reads, not a derived view: a rebuild does not erase them.
+    reset: async () => undefined,
+  };
+}

@@ -1,0 +1,55 @@
+/**
+ * Webhook read models. `webhook_endpoints` is kept by an inline projection of the
+ * `webhooks-<accountId>` streams (a removed endpoint's row goes). `webhook_deliveries` is
+ * the delivery outbox: the webhook projector inserts one row per (domain event, endpoint)
+ * in the transaction that advances its checkpoint, so a fact committed is never lost to a
+ * crash; the unique source key collapses a replayed batch. The dispatcher starts one
+ * workflow per row, and each attempt writes its outcome back here.
+ */
+import { sql } from 'drizzle-orm';
+import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+
+export const webhookEndpoints = pgTable(
+  'webhook_endpoints',
+  {
+    endpointId: text('endpoint_id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    url: text('url').notNull(),
+    eventTypes: jsonb('event_types').notNull(),
+    sealedSecret: text('sealed_secret').notNull(),
+    secretHint: text('secret_hint').notNull(),
+    /** The secret before the last rotation, still signing until `previous_valid_until`. */
+    previousSealedSecret: text('previous_sealed_secret'),
+    previousValidUntil: timestamp('previous_valid_until', { withTimezone: true }),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  },
+  (t) => [index('webhook_endpoints_account_idx').on(t.accountId)],
+);
+
+export const webhookDeliveries = pgTable(
+  'webhook_deliveries',
+  {
+    /** The webhook-id: the same on every attempt, so receivers deduplicate on it. */
+    deliveryId: text('delivery_id').primaryKey(),
+    accountId: text('account_id').notNull(),
+    endpointId: text('endpoint_id').notNull(),
+    /** The domain event it announces, as `<streamId>@<streamPosition>`. */
+    sourceEventId: text('source_event_id').notNull(),
+    eventType: text('event_type').notNull(),
+    payload: jsonb('payload').notNull(),
+    status: text('status').notNull(),
+    workflowStarted: boolean('workflow_started').notNull().default(false),
+    attempts: integer('attempts').notNull().default(0),
+    lastResponseStatus: integer('last_response_status'),
+    lastError: text('last_error'),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
+    finishedAt: timestamp('finished_at', { withTimezone: true }),
+  },
+  (t) => [
+    unique('webhook_deliveries_source_unique').on(t.sourceEventId, t.endpointId),
+    check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'cancelled')`),
+    index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
+    index('webhook_deliveries_unstarted_idx').on(t.workflowStarted, t.createdAt),
+  ],
+);

@@ -1,0 +1,201 @@
+/**
+ * An account's webhook endpoints, one stream per account (`webhooks-<accountId>`): the
+ * bound on endpoints per account is then a rule of one aggregate, and two registrations
+ * racing for the last slot conflict on the stream version instead of both getting it.
+ * Secrets arrive sealed (the application encrypts them); the domain only keeps what it
+ * is given. A rotation keeps the previous secret signing beside the new one for a grace
+ * window (the read model holds both), so a receiver can switch without losing deliveries.
+ */
+import { allowedBy, parseAddress } from '../access/cidr.ts';
+import { accept, assertNever, refuse, type Decision } from '../decider.ts';
+
+export const WEBHOOK_EVENT_TYPES = ['analysis.stored', 'analysis.failed', 'timeline.completed', 'timeline.failed'] as const;
+export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
+
+export const MAX_ENDPOINTS_PER_ACCOUNT = 10;
+export const MAX_URL_LENGTH = 2048;
+export const SECRET_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
+
+export const webhookStreamId = (accountId: string): string => `webhooks-${accountId}`;
+
+/**
+ * Ranges a delivery must never reach: private, loopback, link-local (cloud metadata at
+ * 169.254.169.254), carrier-grade NAT, unspecified, multicast and reserved, IPv4 and IPv6.
+ */
+export const NON_PUBLIC_RANGES: readonly string[] = [
+  '0.0.0.0/8',
+  '10.0.0.0/8',
+  '100.64.0.0/10',
+  '127.0.0.0/8',
+  '169.254.0.0/16',
+  '172.16.0.0/12',
+  '192.0.0.0/24',
+  '192.0.2.0/24',
+  '192.168.0.0/16',
+  '198.18.0.0/15',
+  '198.51.100.0/24',
+  '203.0.113.0/24',
+  '224.0.0.0/3',
+  '::/127',
+  '64:ff9b::/96',
+  '100::/64',
+  '2001:db8::/32',
+  'fc00::/7',
+  'fe80::/10',
+  'ff00::/8',
+];
+
+/** Whether a resolved address may be delivered to; anything unparseable is not. */
+export function isPublicAddress(address: string): boolean {
+  return parseAddress(address) !== undefined && !allowedBy(NON_PUBLIC_RANGES, address);
+}
+
+export type UrlRefusal = 'malformed' | 'scheme' | 'credentials' | 'non-public-address' | 'too-long';
+
+/**
+ * Whether a URL may be registered. https only, unless `allowInsecure` (a development
+ * setting) also admits http and non-public literal addresses. A host name is checked
+ * again after resolution at each delivery: what it resolves to can change.
+ */
+export function checkEndpointUrl(text: string, allowInsecure: boolean): { ok: true; url: string } | { ok: false; reason: UrlRefusal } {
+  if (text.length > MAX_URL_LENGTH) return { ok: false, reason: 'too-long' };
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return { ok: false, reason: 'malformed' };
+  }
+  const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
+  if (!schemes.includes(url.protocol)) return { ok: false, reason: 'scheme' };
+  if (url.username || url.password) return { ok: false, reason: 'credentials' };
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  const literal = parseAddress(host) !== undefined;
+  if (!allowInsecure && (host === 'localhost' || host.endsWith('.localhost') || (literal && !isPublicAddress(host)))) {
+    return { ok: false, reason: 'non-public-address' };
+  }
+  url.hash = '';
+  return { ok: true, url: url.toString() };
+}
+
+export interface SealedSecret {
+  /** The secret encrypted at rest; only the delivery activity opens it. */
+  readonly sealed: string;
+  /** `whsec_` and its last 4 characters, for lists. */
+  readonly hint: string;
+}
+
+export type WebhookEndpointsEvent =
+  | {
+      type: 'WebhookEndpointRegistered';
+      data: {
+        accountId: string;
+        endpointId: string;
+        url: string;
+        eventTypes: WebhookEventType[];
+        secret: SealedSecret;
+        registeredAt: string;
+      };
+    }
+  | {
+      type: 'WebhookSecretRotated';
+      data: { accountId: string; endpointId: string; secret: SealedSecret; previousValidUntil: string; rotatedAt: string };
+    }
+  | { type: 'WebhookEndpointRemoved'; data: { accountId: string; endpointId: string; removedAt: string } };
+
+export type WebhookEndpointsCommand =
+  | {
+      type: 'RegisterEndpoint';
+      accountId: string;
+      endpointId: string;
+      url: string;
+      eventTypes: readonly WebhookEventType[];
+      secret: SealedSecret;
+      allowInsecureUrls: boolean;
+      at: string;
+    }
+  | { type: 'RotateSecret'; accountId: string; endpointId: string; secret: SealedSecret; at: string }
+  | { type: 'RemoveEndpoint'; accountId: string; endpointId: string; at: string };
+
+export type WebhookEndpointsError =
+  | { tag: 'EndpointLimit'; max: number }
+  | { tag: 'EndpointExists' }
+  | { tag: 'EndpointNotFound' }
+  | { tag: 'InvalidUrl'; reason: UrlRefusal }
+  | { tag: 'NoEventTypes' };
+
+/** What the rules need: which endpoints the account has (their details live in the read model). */
+export interface WebhookEndpointsState {
+  readonly endpoints: ReadonlySet<string>;
+}
+
+export const initialWebhookEndpoints: WebhookEndpointsState = { endpoints: new Set() };
+
+export function decideWebhookEndpoints(
+  command: WebhookEndpointsCommand,
+  state: WebhookEndpointsState,
+): Decision<WebhookEndpointsEvent, WebhookEndpointsError> {
+  switch (command.type) {
+    case 'RegisterEndpoint': {
+      if (state.endpoints.has(command.endpointId)) return refuse({ tag: 'EndpointExists' });
+      if (state.endpoints.size >= MAX_ENDPOINTS_PER_ACCOUNT) return refuse({ tag: 'EndpointLimit', max: MAX_ENDPOINTS_PER_ACCOUNT });
+      const checked = checkEndpointUrl(command.url, command.allowInsecureUrls);
+      if (!checked.ok) return refuse({ tag: 'InvalidUrl', reason: checked.reason });
+      const eventTypes = WEBHOOK_EVENT_TYPES.filter((t) => command.eventTypes.includes(t));
+      if (eventTypes.length === 0) return refuse({ tag: 'NoEventTypes' });
+      return accept({
+        type: 'WebhookEndpointRegistered',
+        data: {
+          accountId: command.accountId,
+          endpointId: command.endpointId,
+          url: checked.url,
+          eventTypes,
+          secret: command.secret,
+          registeredAt: command.at,
+        },
+      });
+    }
+    case 'RotateSecret':
+      if (!state.endpoints.has(command.endpointId)) return refuse({ tag: 'EndpointNotFound' });
+      return accept({
+        type: 'WebhookSecretRotated',
+        data: {
+          accountId: command.accountId,
+          endpointId: command.endpointId,
+          secret: command.secret,
+          previousValidUntil: new Date(Date.parse(command.at) + SECRET_ROTATION_GRACE_SECONDS * 1000).toISOString(),
+          rotatedAt: command.at,
+        },
+      });
+    case 'RemoveEndpoint':
+      if (!state.endpoints.has(command.endpointId)) return refuse({ tag: 'EndpointNotFound' });
+      return accept({
+        type: 'WebhookEndpointRemoved',
+        data: { accountId: command.accountId, endpointId: command.endpointId, removedAt: command.at },
+      });
+    default:
+      return assertNever(command);
+  }
+}
+
+export function evolveWebhookEndpoints(state: WebhookEndpointsState, event: WebhookEndpointsEvent): WebhookEndpointsState {
+  switch (event.type) {
+    case 'WebhookEndpointRegistered':
+      return { endpoints: new Set(state.endpoints).add(event.data.endpointId) };
+    case 'WebhookSecretRotated':
+      return state;
+    case 'WebhookEndpointRemoved': {
+      const endpoints = new Set(state.endpoints);
+      endpoints.delete(event.data.endpointId);
+      return { endpoints };
+    }
+    default:
+      return assertNever(event);
+  }
+}
+
+/** What a delivery of a domain fact carries: ids to fetch the result with, never names or addresses. */
+export interface WebhookPayload {
+  readonly type: WebhookEventType;
+  readonly timestamp: string;
+  readonly data: Readonly<Record<string, string | number | null>>;
+}

@@ -1,0 +1,50 @@
+/**
+ * POST /api/settings/webhooks: registers an endpoint for the account's events. The
+ * signing secret is in this response only. https only (http and local addresses only
+ * where the operator allows them, for development); at most 10 endpoints per account.
+ */
+import { createRoute, z } from '@hono/zod-openapi';
+import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
+import { billingAccountOf } from '../../../application/credits/credits-service.ts';
+import type { App } from '../../app-types.ts';
+import { envelope } from '../../envelope.ts';
+import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
+import { WRITE_SECURITY } from './schemas.ts';
+import type { SessionGuards } from './session-guard.ts';
+import { WebhookEndpointSchema, WebhookEventTypeSchema, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
+
+const CreateWebhookBody = z
+  .object({
+    url: z.string().min(1).max(2048).openapi({ example: 'https://hooks.example.in/court-records' }),
+    eventTypes: z
+      .array(WebhookEventTypeSchema)
+      .min(1)
+      .max(10)
+      .openapi({ example: ['analysis.stored', 'analysis.failed'] }),
+  })
+  .openapi('CreateWebhookEndpointRequest');
+
+const CreatedWebhook = WebhookEndpointSchema.extend({ secret: WebhookSecretSchema }).openapi('CreatedWebhookEndpoint');
+
+const route = createRoute({
+  operationId: 'createWebhookEndpoint',
+  method: 'post',
+  path: '/api/settings/webhooks',
+  tags: ['Dashboard'],
+  summary: 'Register a webhook endpoint',
+  security: WRITE_SECURITY,
+  request: { body: { content: { 'application/json': { schema: CreateWebhookBody } }, required: true } },
+  responses: {
+    201: { description: 'Registered; secret is shown this once.', content: { 'application/json': { schema: envelope(CreatedWebhook) } } },
+    ...errorResponses(...BODY_ERRORS, 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'),
+  },
+});
+
+export function registerCreateWebhook(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
+  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+    const body = c.req.valid('json');
+    const result = await deps.webhooks.register(billingAccountOf(c.get('session').user), body, c.get('requestId'));
+    if (!result.ok) throw webhookError(result.error);
+    return c.json({ success: true as const, data: result.value }, 201);
+  });
+}

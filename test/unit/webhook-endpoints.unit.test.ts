@@ -1,0 +1,164 @@
+/**
+ * The webhook-endpoints aggregate without IO: given events, when a command, then events or
+ * a refusal. Also the URL and address rules the aggregate and the sender share.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { fold } from '../../src/domain/decider.ts';
+import {
+  checkEndpointUrl,
+  decideWebhookEndpoints,
+  evolveWebhookEndpoints,
+  initialWebhookEndpoints,
+  isPublicAddress,
+  MAX_ENDPOINTS_PER_ACCOUNT,
+  type WebhookEndpointsCommand,
+  type WebhookEndpointsEvent,
+} from '../../src/domain/webhook/webhook-endpoints.ts';
+
+const AT = '2026-03-02T09:00:00.000Z';
+const SECRET = { sealed: 'v1.sealed', hint: 'whsec_…abcd' };
+
+const register = (
+  endpointId: string,
+  over: Partial<Extract<WebhookEndpointsCommand, { type: 'RegisterEndpoint' }>> = {},
+): WebhookEndpointsCommand => ({
+  type: 'RegisterEndpoint',
+  accountId: 'acct-1',
+  endpointId,
+  url: 'https://hooks.example.in/court-records',
+  eventTypes: ['analysis.stored'],
+  secret: SECRET,
+  allowInsecureUrls: false,
+  at: AT,
+  ...over,
+});
+
+const registered = (endpointId: string): WebhookEndpointsEvent => ({
+  type: 'WebhookEndpointRegistered',
+  data: {
+    accountId: 'acct-1',
+    endpointId,
+    url: 'https://hooks.example.in/',
+    eventTypes: ['analysis.stored'],
+    secret: SECRET,
+    registeredAt: AT,
+  },
+});
+
+function given(events: WebhookEndpointsEvent[], command: WebhookEndpointsCommand) {
+  return decideWebhookEndpoints(command, fold(evolveWebhookEndpoints, initialWebhookEndpoints, events));
+}
+
+describe('webhook endpoints aggregate', () => {
+  it('registers an https endpoint with its event types in canonical order, without a fragment', () => {
+    const decision = given(
+      [],
+      register('whe_1', { url: 'https://hooks.example.in/x#frag', eventTypes: ['timeline.failed', 'analysis.stored'] }),
+    );
+    assert.deepEqual(decision, {
+      ok: true,
+      events: [
+        {
+          type: 'WebhookEndpointRegistered',
+          data: {
+            accountId: 'acct-1',
+            endpointId: 'whe_1',
+            url: 'https://hooks.example.in/x',
+            eventTypes: ['analysis.stored', 'timeline.failed'],
+            secret: SECRET,
+            registeredAt: AT,
+          },
+        },
+      ],
+    });
+  });
+
+  it(`refuses the endpoint after the ${String(MAX_ENDPOINTS_PER_ACCOUNT)}th, and takes one again after a removal`, () => {
+    const full = Array.from({ length: MAX_ENDPOINTS_PER_ACCOUNT }, (_, i) => registered(`whe_${String(i)}`));
+    assert.deepEqual(given(full, register('whe_new')), { ok: false, error: { tag: 'EndpointLimit', max: MAX_ENDPOINTS_PER_ACCOUNT } });
+    const removed: WebhookEndpointsEvent = {
+      type: 'WebhookEndpointRemoved',
+      data: { accountId: 'acct-1', endpointId: 'whe_0', removedAt: AT },
+    };
+    assert.equal(given([...full, removed], register('whe_new')).ok, true);
+  });
+
+  it('refuses http, credentials, loopback, private and metadata addresses unless insecure URLs are allowed', () => {
+    const refusal = (url: string) => given([], register('whe_1', { url }));
+    assert.deepEqual(refusal('http://hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'scheme' } });
+    assert.deepEqual(refusal('ftp://hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'scheme' } });
+    assert.deepEqual(refusal('https://user:pw@hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'credentials' } });
+    for (const host of [
+      '127.0.0.1',
+      'localhost',
+      '10.1.2.3',
+      '169.254.169.254',
+      '[::1]',
+      '[fd00::1]',
+      '192.168.1.1',
+      '[::ffff:127.0.0.1]',
+    ]) {
+      assert.deepEqual(refusal(`https://${host}/hook`), { ok: false, error: { tag: 'InvalidUrl', reason: 'non-public-address' } }, host);
+    }
+    assert.deepEqual(refusal('not a url'), { ok: false, error: { tag: 'InvalidUrl', reason: 'malformed' } });
+    assert.equal(given([], register('whe_1', { url: 'http://127.0.0.1:8080/hook', allowInsecureUrls: true })).ok, true);
+  });
+
+  it('refuses an endpoint with no known event type', () => {
+    assert.deepEqual(given([], register('whe_1', { eventTypes: [] })), { ok: false, error: { tag: 'NoEventTypes' } });
+  });
+
+  it('rotates a secret, the previous one valid for 24 more hours', () => {
+    const next = { sealed: 'v1.next', hint: 'whsec_…wxyz' };
+    const decision = given([registered('whe_1')], { type: 'RotateSecret', accountId: 'acct-1', endpointId: 'whe_1', secret: next, at: AT });
+    assert.deepEqual(decision, {
+      ok: true,
+      events: [
+        {
+          type: 'WebhookSecretRotated',
+          data: { accountId: 'acct-1', endpointId: 'whe_1', secret: next, previousValidUntil: '2026-03-03T09:00:00.000Z', rotatedAt: AT },
+        },
+      ],
+    });
+  });
+
+  it('refuses to rotate or remove an endpoint the account does not have (or no longer has)', () => {
+    const removed: WebhookEndpointsEvent = {
+      type: 'WebhookEndpointRemoved',
+      data: { accountId: 'acct-1', endpointId: 'whe_1', removedAt: AT },
+    };
+    const rotate: WebhookEndpointsCommand = { type: 'RotateSecret', accountId: 'acct-1', endpointId: 'whe_1', secret: SECRET, at: AT };
+    const remove: WebhookEndpointsCommand = { type: 'RemoveEndpoint', accountId: 'acct-1', endpointId: 'whe_1', at: AT };
+    assert.deepEqual(given([], rotate), { ok: false, error: { tag: 'EndpointNotFound' } });
+    assert.deepEqual(given([registered('whe_1'), removed], remove), { ok: false, error: { tag: 'EndpointNotFound' } });
+    assert.deepEqual(given([registered('whe_1')], remove), { ok: true, events: [{ ...removed, data: { ...removed.data } }] });
+  });
+});
+
+describe('endpoint addresses', () => {
+  it('tells public addresses from the ones deliveries must not reach', () => {
+    for (const address of ['93.184.216.34', '2606:4700::1111', '8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
+    for (const address of [
+      '127.0.0.1',
+      '10.0.0.1',
+      '172.16.5.4',
+      '192.168.0.1',
+      '169.254.169.254',
+      '100.64.0.1',
+      '0.0.0.0',
+      '::1',
+      '::',
+      'fe80::1',
+      'fc00::1',
+      '::ffff:10.0.0.1',
+      'nonsense',
+    ]) {
+      assert.equal(isPublicAddress(address), false, address);
+    }
+  });
+
+  it('checks URL length', () => {
+    assert.deepEqual(checkEndpointUrl(`https://hooks.example.in/${'a'.repeat(2048)}`, false), { ok: false, reason: 'too-long' });
+  });
+});
