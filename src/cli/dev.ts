@@ -13,13 +13,14 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE } from '../adapters/crypto/local-secret.ts';
-import { loadConfig } from '../config.ts';
+import { loadConfig, type Config } from '../config.ts';
+import { LISTEN_USAGE, ListenUsageError, runListen } from './dev-listen.ts';
 import { callAdmin, type AdminIo, type AdminRequest } from './admin.ts';
 
 const DEFAULT_CREDITS = 10_000;
 const USAGE = `usage: court-records dev seed [--url URL] [--credits N] [--json]
-  creates an Enterprise account with N credits (default ${String(DEFAULT_CREDITS)}), a live key and a test-mode key on the
-  running service, and prints the keys and first curls (--json: one JSON object instead)`;
+  creates an Enterprise account with N credits (default ${String(DEFAULT_CREDITS)}), a dashboard password, a live key and a
+  test-mode key on the running service, and prints them and first calls (--json: one JSON object instead)`;
 const MAX_CREDITS = 1_000_000_000;
 
 class UsageError extends Error {}
@@ -42,6 +43,21 @@ function tokenOf(env: AdminIo['env'], dataDir: string, usesEmbeddedDatabase: boo
   }
 }
 
+/** Where the service answers, from the same environment as `npm start` (or --url), and its configuration. */
+function serviceOf(env: AdminIo['env'], flag: string | undefined): { config: Config; serviceUrl: string } {
+  let config;
+  try {
+    config = loadConfig(env);
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
+  // A service listening on every interface is reached on loopback.
+  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
+  let serviceUrl = flag ?? (env.COURT_RECORDS_URL || `http://${host}:${String(config.PORT)}`);
+  while (serviceUrl.endsWith('/')) serviceUrl = serviceUrl.slice(0, -1);
+  return { config, serviceUrl };
+}
+
 function parse(argv: readonly string[], env: AdminIo['env']): Seed | 'help' {
   const [action, ...rest] = argv;
   if (action === undefined || action === '--help' || action === '-h') return 'help';
@@ -61,16 +77,7 @@ function parse(argv: readonly string[], env: AdminIo['env']): Seed | 'help' {
   if (!/^\d+$/.test(flags.credits ?? '1') || !Number.isSafeInteger(credits) || credits < 1 || credits > MAX_CREDITS) {
     throw new UsageError(`--credits must be a whole number from 1 to ${String(MAX_CREDITS)}`);
   }
-  let config;
-  try {
-    config = loadConfig(env);
-  } catch (error) {
-    throw new UsageError(error instanceof Error ? error.message : String(error));
-  }
-  // A service listening on every interface is reached on loopback.
-  const host = config.HOST === '0.0.0.0' || config.HOST === '::' ? '127.0.0.1' : config.HOST;
-  let serviceUrl = flags.url ?? (env.COURT_RECORDS_URL || `http://${host}:${String(config.PORT)}`);
-  while (serviceUrl.endsWith('/')) serviceUrl = serviceUrl.slice(0, -1);
+  const { config, serviceUrl } = serviceOf(env, flags.url);
   return {
     serviceUrl,
     apiRoot: `${serviceUrl}${config.API_BASE_PATH}`,
@@ -88,22 +95,25 @@ function quoted(value: string): string {
 export async function runDev(argv: readonly string[], io: AdminIo): Promise<number> {
   let seed: Seed | 'help';
   try {
+    if (argv[0] === 'listen') return await runListen(argv.slice(1), io, (flag) => serviceOf(io.env, flag).serviceUrl);
     seed = parse(argv, io.env);
   } catch (error) {
-    if (!(error instanceof UsageError)) throw error;
+    if (!(error instanceof UsageError) && !(error instanceof ListenUsageError)) throw error;
     io.stderr.write(`court-records dev: ${error.message}\n`);
     return 2;
   }
   if (seed === 'help') {
-    io.stderr.write(`${USAGE}\n`);
+    io.stderr.write(`${USAGE}\n${LISTEN_USAGE}\n`);
     return 0;
   }
   const email = `quickstart-${randomBytes(4).toString('hex')}@example.com`;
+  // The dashboard's password, shown once like the keys: the service keeps only its hash.
+  const password = randomBytes(18).toString('base64url');
   const call = (request: AdminRequest) => callAdmin(seed.serviceUrl, seed.token, request, io.fetch);
   const user = await call({
     method: 'POST',
     path: '/admin/users',
-    body: { email, name: 'Quickstart developer', tier: 'enterprise', emailVerified: true, apiAccess: true },
+    body: { email, name: 'Quickstart developer', tier: 'enterprise', emailVerified: true, apiAccess: true, password },
   });
   if ('failure' in user) return failed(io, user.failure, user.usage);
   const userId = String(user.data.userId);
@@ -123,7 +133,7 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
 
   if (seed.json) {
     io.stdout.write(
-      `${JSON.stringify({ userId, email, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, testApiKey, apiRoot: seed.apiRoot })}\n`,
+      `${JSON.stringify({ userId, email, password, tier: 'enterprise', credits: seed.credits, apiKey: fullKey, testApiKey, apiRoot: seed.apiRoot, dashboardUrl: `${seed.serviceUrl}/dashboard` })}\n`,
     );
     return 0;
   }
@@ -143,6 +153,13 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
       `  ${testApiKey}`,
       `The same search in test mode:`,
       `  curl -s -X POST -H ${quoted(`X-API-Key: ${testApiKey}`)} -H 'Content-Type: application/json' -d '{"query":"union of india","limit":5}' ${quoted(`${seed.apiRoot}/search/cases`)}`,
+      ``,
+      `Dashboard (keys, credits, usage, billing): ${seed.serviceUrl}/dashboard`,
+      `  email ${email}, password shown this once: ${password}`,
+      `Webhooks: in another terminal, receive and verify your account's events:`,
+      `  npx court-records dev listen --email ${quoted(email)} --password ${quoted(password)}`,
+      `then ask for an analysis (100 credits), whose analysis.stored event the listener prints:`,
+      `  curl -s -X POST -H ${header} -H 'Content-Type: application/json' -d '{}' ${quoted(`${seed.apiRoot}/cases/sc-inabs-5861/analyze`)}`,
       ``,
     ].join('\n'),
   );

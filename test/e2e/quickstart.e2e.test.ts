@@ -6,6 +6,7 @@
  * token to be found.
  */
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -70,7 +71,10 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const key = /^ {2}(crk_live-\S+)$/m.exec(result.stdout)?.[1];
     assert.ok(key, result.stdout);
     const curls = result.stdout.split('\n').filter((l) => l.trimStart().startsWith('curl '));
-    assert.equal(curls.length, 3, result.stdout);
+    assert.equal(curls.length, 4, result.stdout);
+    // The fourth, an analysis, is what the webhook test below makes.
+    assert.match(curls[3] ?? '', /\/cases\/sc-inabs-5861\/analyze'$/);
+    assert.match(result.stdout, /^ {2}npx court-records dev listen --email '\S+' --password '\S+'$/m);
 
     const usage = await runCurl(curls[0] as string);
     assert.equal(usage.status, 200, JSON.stringify(usage.body));
@@ -127,6 +131,61 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const usage = await fetch(`${apiRoot}/usage`, { headers: { 'X-API-Key': apiKey } });
     const balance = ((await usage.json()) as { data: { balance: number } }).data.balance;
     assert.equal(balance, pdf.startsWith('PDF of') ? 90 : 95, 'the search, and the PDF link when one was handed out');
+  });
+
+  it('prints a dashboard login that works, and dev listen receives and verifies the account’s webhook for an analysis', async () => {
+    const seeded = await seed(['--json', '--credits', '1000'], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const account = JSON.parse(seeded.stdout) as { email: string; password: string; apiKey: string; apiRoot: string; dashboardUrl: string };
+
+    // The dashboard: its login form, then the keys page showing the seeded keys.
+    const form = await fetch(`${account.dashboardUrl}/login`);
+    const loginCookie = /dashboard_login=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+    assert.ok(loginCookie && csrf);
+    const login = await fetch(`${account.dashboardUrl}/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { Cookie: `dashboard_login=${loginCookie}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, email: account.email, password: account.password, next: '/dashboard/keys' }).toString(),
+    });
+    assert.equal(login.status, 303);
+    const session = /dashboard_session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[1];
+    assert.ok(session);
+    const keys = await (await fetch(`${account.dashboardUrl}/keys`, { headers: { Cookie: `dashboard_session=${session}` } })).text();
+    assert.ok(keys.includes(`crk_live...${account.apiKey.slice(-4)}`), 'the seeded live key is listed');
+
+    // dev listen: registered once it says so on stderr; then an analysis's stored event arrives, verified.
+    const listener = spawn(process.execPath, ['bin/court-records.mjs', 'dev', 'listen', '--email', account.email, '--count', '1'], {
+      env: { ...process.env, ...env, COURT_RECORDS_PASSWORD: account.password },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    listener.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => listener.once('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      listener.stderr.on('data', (chunk: Buffer) => {
+        stderr += chunk.toString();
+        if (stderr.includes('listening on')) resolve();
+      });
+      void exited.then(() => reject(new Error(`dev listen ended before listening: ${stderr}`)));
+    });
+    const analysis = await fetch(`${account.apiRoot}/cases/sc-inabs-5861/analyze`, {
+      method: 'POST',
+      headers: { 'X-API-Key': account.apiKey, 'Content-Type': 'application/json' },
+      body: '{}',
+    });
+    assert.equal(analysis.status, 202, await analysis.text());
+    const timeout = setTimeout(() => listener.kill('SIGKILL'), 240_000);
+    const code = await exited;
+    clearTimeout(timeout);
+    assert.equal(code, 0, `stdout: ${stdout}\nstderr: ${stderr}`);
+    const delivery = JSON.parse(stdout.trim()) as { webhookId: string; type: string; data: { caseId: string } };
+    assert.equal(delivery.type, 'analysis.stored');
+    assert.equal(delivery.data.caseId, 'sc-inabs-5861');
+    assert.match(delivery.webhookId, /\S/);
+    assert.ok(!service.output().includes(account.password), 'the dashboard password reached the service log');
   });
 
   it('makes a new account each run; --json prints one object', async () => {
