@@ -416,6 +416,7 @@ export async function composeService(
       ledger: (range) => exportLedger(database.db, range),
       audit: auditQueries,
       usage: new UsageByDay(analytics.store),
+      webhooks: webhooks.endpoints,
       clock,
       trustProxy: config.TRUSTED_PROXIES.length > 0,
     },

@@ -30,6 +30,7 @@ const PAGES = [
   '/dashboard/ledger',
   '/dashboard/ledger.csv',
   '/dashboard/audit',
+  '/dashboard/webhooks',
   '/dashboard/billing',
   '/dashboard/billing/plans',
 ];
@@ -352,6 +353,51 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
       (await request(new URL(topUpUrl, ORIGIN).pathname)).headers.get('location'),
       '/dashboard/login?next=%2Fdashboard%2Fbilling',
     );
+  });
+
+  it('registers a webhook endpoint with its secret shown once, rotates it, refuses bad input, and removes it', async () => {
+    const solo = await login('solo@acme.example');
+    const form = (fields: Record<string, string>) => ({ _csrf: solo.csrf, ...fields });
+    const registered = await request('/dashboard/webhooks', {
+      session: solo,
+      form: form({ url: 'http://127.0.0.1:9/hooks', 'event:analysis.stored': 'on', 'event:timeline.completed': 'on' }),
+    });
+    assert.equal(registered.status, 201);
+    const secret = /data-testid="webhook-secret">(whsec_[^<]+)</.exec(await registered.text())?.[1];
+    assert.ok(secret, 'the secret is shown');
+    const [endpoint] = await t.webhooks.endpoints.list(users.solo);
+    assert.ok(endpoint);
+    assert.deepEqual(endpoint.eventTypes, ['analysis.stored', 'timeline.completed']);
+    const listed = await (await request('/dashboard/webhooks', { session: solo })).text();
+    assert.ok(listed.includes('http://127.0.0.1:9/hooks') && !listed.includes(secret), 'listed, without the secret');
+
+    const rotated = await request(`/dashboard/webhooks/${endpoint.id}/rotate`, { session: solo, form: form({}) });
+    const next = /data-testid="webhook-secret">(whsec_[^<]+)</.exec(await rotated.text())?.[1];
+    assert.ok(next && next !== secret, 'a new secret, shown once');
+
+    const bad: Record<string, string>[] = [
+      { url: 'ftp://example.in/x', 'event:analysis.stored': 'on' },
+      { url: 'https://hooks.example.in/x' },
+    ];
+    for (const fields of bad) {
+      const refused = await request('/dashboard/webhooks', { session: solo, form: form(fields) });
+      assert.equal(refused.status, 400, JSON.stringify(fields));
+      assert.match(await refused.text(), /role="alert"/);
+    }
+    const forged = await request('/dashboard/webhooks', {
+      session: solo,
+      form: { url: 'https://hooks.example.in/y', 'event:analysis.stored': 'on' },
+    });
+    assert.equal(forged.status, 403);
+    assert.equal((await t.webhooks.endpoints.list(users.solo)).length, 1, 'nothing registered by the refused forms');
+
+    // Another account's session cannot remove it.
+    const other = await login('broke@acme.example');
+    const foreign = await request(`/dashboard/webhooks/${endpoint.id}/remove`, { session: other, form: { _csrf: other.csrf } });
+    assert.equal(foreign.status, 404);
+    const removed = await request(`/dashboard/webhooks/${endpoint.id}/remove`, { session: solo, form: form({}) });
+    assert.equal(removed.status, 200);
+    assert.deepEqual(await t.webhooks.endpoints.list(users.solo), []);
   });
 
   it('is not in either OpenAPI document', async () => {

@@ -337,6 +337,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       ledger: (range) => exportLedger(options.db, range),
       audit: auditQueries,
       usage: new UsageByDay(options.analytics ?? analyticsNotConfigured),
+      webhooks: webhooks.endpoints,
       clock,
       trustProxy: options.trustProxy ?? false,
     },

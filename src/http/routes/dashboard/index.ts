@@ -17,6 +17,7 @@ import type { UsageByDay } from '../../../application/audit/usage-by-day.ts';
 import type { CreditsService } from '../../../application/credits/credits-service.ts';
 import type { ExportRange, LedgerRow } from '../../../application/credits/ledger-export.ts';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
+import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import { registerAuditPage } from './audit.ts';
@@ -27,6 +28,7 @@ import { registerLedgerPages } from './ledger.ts';
 import { registerLoginPages } from './login.ts';
 import { DASHBOARD_PATH, requireSession, type DashboardEnv } from './session.ts';
 import { registerUsagePage } from './usage.ts';
+import { registerWebhooksPage } from './webhooks.ts';
 
 export interface DashboardDeps {
   readonly sessions: SessionService;
@@ -36,6 +38,7 @@ export interface DashboardDeps {
   readonly ledger: (range: ExportRange) => AsyncIterable<LedgerRow>;
   readonly audit: AuditQueries;
   readonly usage: UsageByDay;
+  readonly webhooks: WebhookEndpoints;
   readonly clock: Clock;
   readonly logger: Logger;
   /** Believe X-Forwarded-Proto (for the cookie's Secure flag): only behind our own proxy. */
@@ -72,6 +75,7 @@ export function registerDashboard(root: App, deps: DashboardDeps): void {
   registerUsagePage(pages, deps);
   registerLedgerPages(pages, deps);
   registerAuditPage(pages, { queries: deps.audit, logger: deps.logger });
+  registerWebhooksPage(pages, deps);
   registerBillingPages(pages, deps);
   dashboard.route('/', pages);
 

@@ -57,6 +57,7 @@ const NAV = [
   ['usage', 'Usage'],
   ['ledger', 'Credits'],
   ['audit', 'Audit'],
+  ['webhooks', 'Webhooks'],
   ['billing', 'Billing'],
 ] as const;
 
