@@ -158,8 +158,8 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
       `  email ${email}, password shown this once: ${password}`,
       `Webhooks: in another terminal, receive and verify your account's events:`,
       `  npx court-records dev listen --email ${quoted(email)} --password ${quoted(password)}`,
-      `then ask for an analysis (100 credits), whose analysis.stored event the listener prints:`,
-      `  curl -s -X POST -H ${header} -H 'Content-Type: application/json' -d '{}' ${quoted(`${seed.apiRoot}/cases/sc-inabs-5861/analyze`)}`,
+      `then ask for a case's timeline (free), whose timeline.completed event the listener prints:`,
+      `  curl -s -X POST -H ${header} -H 'Content-Type: application/json' -d '{"cnr":"GAHC010225502018"}' ${quoted(`${seed.apiRoot}/request-timeline`)}`,
       ``,
     ].join('\n'),
   );

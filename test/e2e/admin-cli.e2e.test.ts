@@ -61,8 +61,12 @@ describe('court-records admin against the service with ADMIN_TOKEN', () => {
     const userId = user.userId as string;
 
     const key = oneObject(await cli(['key', 'create', '--user', userId, '--name', 'e2e'], env));
-    assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'name']);
+    assert.deepEqual(Object.keys(key).sort(), ['displayKey', 'fullKey', 'id', 'mode', 'name']);
     assert.match(key.fullKey as string, /^crk_live-[A-Za-z0-9]{32}-[A-Za-z0-9]{4}$/);
+    const testKey = oneObject(await cli(['key', 'create', '--user', userId, '--name', 'sandbox', '--mode', 'test'], env));
+    assert.equal(testKey.mode, 'test');
+    assert.match(testKey.fullKey as string, /^crk_test-[A-Za-z0-9]{32}-[A-Za-z0-9]{4}$/);
+    assert.deepEqual(oneObject(await cli(['key', 'revoke', '--key', testKey.id as string], env)), { keyId: testKey.id, status: 'revoked' });
 
     assert.deepEqual(oneObject(await cli(['user', 'set-standing', '--user', userId, '--standing', 'billing_inactive'], env)), {
       userId,

@@ -72,8 +72,8 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     assert.ok(key, result.stdout);
     const curls = result.stdout.split('\n').filter((l) => l.trimStart().startsWith('curl '));
     assert.equal(curls.length, 4, result.stdout);
-    // The fourth, an analysis, is what the webhook test below makes.
-    assert.match(curls[3] ?? '', /\/cases\/sc-inabs-5861\/analyze'$/);
+    // The fourth, a timeline request, is what the webhook test below makes.
+    assert.match(curls[3] ?? '', /\/request-timeline'$/);
     assert.match(result.stdout, /^ {2}npx court-records dev listen --email '\S+' --password '\S+'$/m);
 
     const usage = await runCurl(curls[0] as string);
@@ -133,7 +133,7 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     assert.equal(balance, pdf.startsWith('PDF of') ? 90 : 95, 'the search, and the PDF link when one was handed out');
   });
 
-  it('prints a dashboard login that works, and dev listen receives and verifies the account’s webhook for an analysis', async () => {
+  it('prints a dashboard login that works, and dev listen receives and verifies the account’s webhook for a timeline', async () => {
     const seeded = await seed(['--json', '--credits', '1000'], env);
     assert.equal(seeded.code, 0, seeded.stderr);
     const account = JSON.parse(seeded.stdout) as { email: string; password: string; apiKey: string; apiRoot: string; dashboardUrl: string };
@@ -155,7 +155,7 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     const keys = await (await fetch(`${account.dashboardUrl}/keys`, { headers: { Cookie: `dashboard_session=${session}` } })).text();
     assert.ok(keys.includes(`crk_live...${account.apiKey.slice(-4)}`), 'the seeded live key is listed');
 
-    // dev listen: registered once it says so on stderr; then an analysis's stored event arrives, verified.
+    // dev listen: registered once it says so on stderr; then a timeline's completed event arrives, verified.
     const listener = spawn(process.execPath, ['bin/court-records.mjs', 'dev', 'listen', '--email', account.email, '--count', '1'], {
       env: { ...process.env, ...env, COURT_RECORDS_PASSWORD: account.password },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -171,19 +171,20 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
       });
       void exited.then(() => reject(new Error(`dev listen ended before listening: ${stderr}`)));
     });
-    const analysis = await fetch(`${account.apiRoot}/cases/sc-inabs-5861/analyze`, {
+    const timeline = await fetch(`${account.apiRoot}/request-timeline`, {
       method: 'POST',
       headers: { 'X-API-Key': account.apiKey, 'Content-Type': 'application/json' },
-      body: '{}',
+      body: JSON.stringify({ cnr: 'GAHC010225502018' }),
     });
-    assert.equal(analysis.status, 202, await analysis.text());
+    assert.equal(timeline.status, 202, await timeline.clone().text());
+    const requestId = ((await timeline.json()) as { data: { requestId: string } }).data.requestId;
     const timeout = setTimeout(() => listener.kill('SIGKILL'), 240_000);
     const code = await exited;
     clearTimeout(timeout);
     assert.equal(code, 0, `stdout: ${stdout}\nstderr: ${stderr}`);
-    const delivery = JSON.parse(stdout.trim()) as { webhookId: string; type: string; data: { caseId: string } };
-    assert.equal(delivery.type, 'analysis.stored');
-    assert.equal(delivery.data.caseId, 'sc-inabs-5861');
+    const delivery = JSON.parse(stdout.trim()) as { webhookId: string; type: string; data: { requestId: string } };
+    assert.equal(delivery.type, 'timeline.completed', stdout);
+    assert.equal(delivery.data.requestId, requestId);
     assert.match(delivery.webhookId, /\S/);
     assert.ok(!service.output().includes(account.password), 'the dashboard password reached the service log');
   });
