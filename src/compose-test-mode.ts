@@ -34,7 +34,8 @@ import { DocumentLinkSigner } from './adapters/storage/document-link-signer.ts';
 import { LocalDocumentStorage } from './adapters/storage/local-document-storage.ts';
 import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
 import { TemporalTimelineWorkflows } from './adapters/temporal/timeline-workflows.ts';
-import { bundleWorkflows, createWorker } from './adapters/temporal/workers.ts';
+import type { Worker } from '@temporalio/worker';
+import { bundleWorkflows, createWorker, stopWorker } from './adapters/temporal/workers.ts';
 import { AuditQueries } from './application/audit/audit-queries.ts';
 import { billingAccountOf, type CreditsService } from './application/credits/credits-service.ts';
 import { PeriodicTask } from './application/periodic-task.ts';
@@ -358,22 +359,25 @@ async function testWorkflows(o: TestModeOptions, onClose: (() => Promise<void>)[
         clock: o.clock,
       });
       const bundle = bundleWorkflows();
+      const started: { worker: Worker; running: Promise<unknown> }[] = [];
       for (const [queue, activities] of [
         [placement.queues.analysis, analysisActivities],
         [placement.queues.timeline, timelineActivities],
       ] as const) {
-        const running = bundle
+        const running: Promise<unknown> = bundle
           .then((code) => createWorker(runtime, queue, activities, { dataConverter, bundle: code }))
           .then((worker) => {
-            onClose.push(async () => {
-              if (worker.getState() === 'RUNNING') worker.shutdown();
-              await running;
-            });
+            started.push({ worker, running });
             o.logger.info({ taskQueue: queue }, 'test mode worker running');
             return worker.run();
           })
           .catch((err: unknown) => o.logger.error({ err, taskQueue: queue }, 'test mode worker stopped'));
       }
+      // Side by side: each may wait out its bound on an engine that does not answer.
+      onClose.push(async () => {
+        const stopped = await Promise.all(started.map(({ worker, running }) => stopWorker(worker, running)));
+        if (stopped.includes(false)) o.logger.warn('a test mode worker did not stop in its bound: closing under it');
+      });
     },
   };
 }

@@ -13,7 +13,7 @@ import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts'
 import { openCaseAnalyser } from './adapters/llm/open-case-analyser.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
 import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
-import { bundleWorkflows, createWorker } from './adapters/temporal/workers.ts';
+import { bundleWorkflows, createWorker, stopWorker } from './adapters/temporal/workers.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
 import { installRuntimeLogger } from './adapters/temporal/runtime-logger.ts';
@@ -126,6 +126,7 @@ export async function openWorkflowRuntime(
         port: config.TEMPORAL_DEV_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
         codecEndpoint: options.codecEndpoint,
+        onNotice: (info, message) => logger.warn(info, message),
         supervision: {
           intervalMs: DEV_SERVER_CHECK_MS,
           onRestart: (info) => logger.warn(info, 'the Temporal dev server had died and was restarted'),
@@ -258,12 +259,12 @@ export async function openWorkflowRuntime(
         .catch((err: unknown) => logger.error({ err }, 'timeline worker stopped'));
     },
     close: async () => {
-      if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-      if (timelineWorker && timelineWorker.getState() === 'RUNNING') timelineWorker.shutdown();
-      if (webhookWorker && webhookWorker.getState() === 'RUNNING') webhookWorker.shutdown();
-      await running;
-      await timelineRunning;
-      await webhookRunning;
+      const stopped = await Promise.all([
+        stopWorker(worker, running),
+        stopWorker(timelineWorker, timelineRunning),
+        stopWorker(webhookWorker, webhookRunning),
+      ]);
+      if (stopped.includes(false)) logger.warn('a worker did not stop in its bound (the engine does not answer): closing under it');
       await runtime.close();
     },
   };

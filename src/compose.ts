@@ -70,11 +70,19 @@ export interface Service {
   /**
    * A graceful stop, once the listener stopped accepting: lets the requests in flight finish
    * (up to SHUTDOWN_DRAIN_SECONDS; answers meanwhile say Connection: close), then closes
-   * everything. Resolves how many requests were still in flight when it gave up waiting.
+   * everything, for at most CLOSE_BOUND_MS. Resolves how many requests were still in flight
+   * when it gave up waiting, and whether the closing finished in its bound.
    */
-  drainAndClose(): Promise<{ abandoned: number }>;
+  drainAndClose(): Promise<{ abandoned: number; closed: boolean }>;
   close(): Promise<void>;
 }
+
+/**
+ * How long closing may take once the requests are drained. An engine that does not answer
+ * holds each worker's shutdown for half a minute; the process exits anyway, and whatever a
+ * dev server left behind is stopped by the next start (dev-server-ports.ts).
+ */
+const CLOSE_BOUND_MS = 10_000;
 
 const SCALAR_BUNDLE = new URL('../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url);
 
@@ -526,8 +534,13 @@ export async function composeService(
     drainAndClose: async () => {
       const drained = await inFlight.drain(config.SHUTDOWN_DRAIN_SECONDS * 1000);
       const abandoned = drained ? 0 : inFlight.count;
-      await close();
-      return { abandoned };
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const closed = await Promise.race([
+        close().then(() => true),
+        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_BOUND_MS))),
+      ]);
+      clearTimeout(timer);
+      return { abandoned, closed };
     },
     close,
   };

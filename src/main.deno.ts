@@ -28,9 +28,10 @@ async function shutdown(signal: string): Promise<void> {
   service.logger.info({ signal }, 'shutting down: draining requests in flight');
   // Deno's shutdown waits for every connection to finish; the service's drain bounds the wait instead.
   void server.shutdown();
-  const { abandoned } = await service.drainAndClose();
-  service.logger.info({ abandoned }, 'stopped');
-  Deno.exit(0);
+  const { abandoned, closed } = await service.drainAndClose();
+  if (closed) service.logger.info({ abandoned }, 'stopped');
+  else service.logger.error({ abandoned }, 'stopped before everything closed: a dependency did not answer');
+  Deno.exit(closed ? 0 : 1);
 }
 Deno.addSignalListener('SIGINT', () => void shutdown('SIGINT'));
 Deno.addSignalListener('SIGTERM', () => void shutdown('SIGTERM'));

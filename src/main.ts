@@ -36,9 +36,10 @@ async function shutdown(signal: string): Promise<void> {
   service.logger.info({ signal }, 'shutting down: draining requests in flight');
   server.close();
   if ('closeIdleConnections' in server) server.closeIdleConnections();
-  const { abandoned } = await service.drainAndClose();
-  service.logger.info({ abandoned }, 'stopped');
-  process.exit(0);
+  const { abandoned, closed } = await service.drainAndClose();
+  if (closed) service.logger.info({ abandoned }, 'stopped');
+  else service.logger.error({ abandoned }, 'stopped before everything closed: a dependency did not answer');
+  process.exit(closed ? 0 : 1);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

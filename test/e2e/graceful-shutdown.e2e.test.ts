@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { devServersOn, processRunning } from '../../src/adapters/temporal/dev-server-ports.ts';
 import { freePort } from '../support/service-process.ts';
 
 const TOKEN = 'e2e-shutdown-admin-token-0123456789';
@@ -49,8 +50,13 @@ interface Started {
   readonly output: () => string;
 }
 
-async function start(dataDir: string, embeddingsUrl: string, drainSeconds: number): Promise<Started> {
+/** With `engine`, the service starts its Temporal dev server (on free ports) as `npm start` does. */
+async function start(dataDir: string, embeddingsUrl: string, drainSeconds: number, engine = false): Promise<Started> {
   const port = await freePort();
+  const temporal = engine
+    ? { TEMPORAL_DEV_PORT: String(await freePort()), TEMPORAL_UI_PORT: String(await freePort()) }
+    : // No workflow engine: these tests need none, and the service starts in a second without one.
+      { TEMPORAL_CLI_PATH: '/nonexistent/temporal' };
   let output = '';
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     env: {
@@ -63,8 +69,7 @@ async function start(dataDir: string, embeddingsUrl: string, drainSeconds: numbe
       AUTO_INGEST: 'false',
       ADMIN_TOKEN: TOKEN,
       LOG_LEVEL: 'info',
-      // No workflow engine: this test needs none, and the service starts in a second without one.
-      TEMPORAL_CLI_PATH: '/nonexistent/temporal',
+      ...temporal,
       EMBEDDINGS_URL: embeddingsUrl,
       EMBEDDINGS_MODEL: 'fake-slow-embeddings',
       EMBEDDINGS_DIMENSIONS: String(DIMENSIONS),
@@ -196,6 +201,43 @@ describe('graceful shutdown on SIGTERM', { timeout: 300_000 }, () => {
       }
     } finally {
       service.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('graceful shutdown on SIGTERM while the workflow engine does not answer', { timeout: 300_000 }, () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'graceful-shutdown-engine-'));
+  after(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('exits within its bound instead of waiting out each worker’s shutdown, and leaves no dev server behind', async () => {
+    const embeddings = await slowEmbeddings(() => 0);
+    const service = await start(dataDir, embeddings.url, 20, true);
+    let engine: number | undefined;
+    try {
+      // Workers poll once the workflow code is bundled: the deep health check says so.
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const health = (await (await fetch(`${service.url}${API}/health?deep=1`)).json()) as { status: string };
+        if (health.status === 'healthy') break;
+        assert.ok(Date.now() < deadline, `healthy within 120 s: ${JSON.stringify(health)}`);
+        await new Promise((r) => setTimeout(r, 1_000));
+      }
+      const servers = devServersOn(join(dataDir, 'temporal.sqlite'));
+      assert.equal(servers.length, 1, 'the service runs its own dev server');
+      engine = servers[0]!.pid;
+      // Frozen: connections are accepted and never answered, as a hung engine or a network partition does.
+      process.kill(engine, 'SIGSTOP');
+      const signalledAt = Date.now();
+      service.child.kill('SIGTERM');
+      const exit = await service.exited;
+      assert.equal(exit.code, 0, service.output());
+      assert.ok(exit.at - signalledAt < 15_000, `exited ${String(exit.at - signalledAt)} ms after SIGTERM`);
+      assert.match(service.output(), /did not stop in its bound/);
+      assert.equal(processRunning(engine), false, 'the dev server was stopped with the service');
+    } finally {
+      if (engine !== undefined && processRunning(engine)) process.kill(engine, 'SIGKILL');
+      service.child.kill('SIGKILL');
+      embeddings.server.close();
     }
   });
 });

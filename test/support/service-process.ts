@@ -4,9 +4,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { devServersOn, freeLoopbackPort, stopProcess } from '../../src/adapters/temporal/dev-server-ports.ts';
 
 export interface RunningService {
   readonly url: string;
@@ -36,15 +36,8 @@ export function runCommand(command: string, args: readonly string[], env: Record
   });
 }
 
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
+/** A loopback port nothing listens on now. */
+export const freePort = freeLoopbackPort;
 
 const COMMANDS = {
   node: [process.execPath, ['--import', 'tsx', 'src/main.ts']],
@@ -81,6 +74,8 @@ export async function startService(runtime: keyof typeof COMMANDS, env: Record<s
       const inTime = await Promise.race([exit.then(() => true), new Promise<boolean>((r) => setTimeout(() => r(false), 5000))]);
       if (!inTime) child.kill('SIGKILL');
     }
+    // A SIGKILL gives the service no chance to stop its dev server: stop it here, not in a later test.
+    for (const server of devServersOn(join(dataDir, 'temporal.sqlite'))) await stopProcess(server.pid);
     rmSync(dataDir, { recursive: true, force: true });
   };
   const deadline = Date.now() + 60_000;

@@ -5,6 +5,8 @@
  * workflows too. The CLI is found at TEMPORAL_CLI_PATH, else on PATH, else downloaded once
  * into the system temp folder by the Temporal SDK. Every payload passes the codec.
  *
+ * It is this service's own server: a port another process holds is given up for a free
+ * one, and a server a killed service left on this DATA_DIR is stopped (dev-server-ports.ts).
  * The dev server is supervised: a server whose port stops accepting connections (it died)
  * is started again on the same ports and database file, and the connections of this
  * process, which are our own and not the server's, carry on against it (workers resume
@@ -13,7 +15,6 @@
  * health check whether the engine answers and whether any worker polls each task queue.
  */
 import { accessSync, constants } from 'node:fs';
-import { connect } from 'node:net';
 import { delimiter, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
@@ -22,6 +23,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
 import { PeriodicTask } from '../../application/periodic-task.ts';
 import { engineCall } from './engine-calls.ts';
+import { devServersOn, portOpen, portToUse, stopProcess } from './dev-server-ports.ts';
 import { DEV_SERVER_FLAGS } from './search-attributes.ts';
 
 export interface TemporalRuntime {
@@ -64,6 +66,8 @@ export interface TemporalOptions {
     readonly codecEndpoint: string | undefined;
     /** Restart the dev server when it dies; undefined leaves it unsupervised. */
     readonly supervision?: DevServerSupervision;
+    /** Told of what the start did differently from its options: a taken port moved from, an orphaned server stopped. */
+    readonly onNotice?: (info: Record<string, unknown>, message: string) => void;
   };
 }
 
@@ -87,20 +91,6 @@ function cliOnPath(): string | undefined {
     }
   }
   return undefined;
-}
-
-/** Whether something accepts TCP connections on 127.0.0.1:`port` (false only on a refusal). */
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port });
-    const done = (open: boolean) => {
-      socket.destroy();
-      resolve(open);
-    };
-    socket.setTimeout(1_000, () => done(true));
-    socket.once('connect', () => done(true));
-    socket.once('error', (error: NodeJS.ErrnoException) => done(error.code !== 'ECONNREFUSED'));
-  });
 }
 
 function probes(client: Client, connection: Connection, namespace: string): Pick<TemporalRuntime, 'engineProbe' | 'workersProbe'> {
@@ -147,6 +137,24 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
     };
   }
   const dev = options.devServer;
+  const notice = dev.onNotice ?? (() => undefined);
+  if (dev.dbFilename) {
+    for (const found of devServersOn(dev.dbFilename)) {
+      if (!found.orphaned)
+        throw new Error(`another process's Temporal dev server (pid ${String(found.pid)}) uses this DATA_DIR's workflow histories`);
+      await stopProcess(found.pid);
+      notice({ pid: found.pid }, 'stopped a Temporal dev server left running on this DATA_DIR by a service that was killed');
+    }
+  }
+  const frontend = dev.port === undefined ? undefined : await portToUse(dev.port);
+  const ui = dev.uiPort === undefined ? undefined : await portToUse(dev.uiPort);
+  for (const [what, wanted, chosen] of [
+    ['frontend', dev.port, frontend],
+    ['web UI', dev.uiPort, ui],
+  ] as const)
+    if (chosen?.taken)
+      notice({ wanted, using: chosen.port }, `the Temporal dev server's ${what} port is taken by another process: using a free one`);
+  const uiPort = ui?.port;
   const cliPath = dev.cliPath ?? cliOnPath();
   const startServer = (port: number | undefined) =>
     TestWorkflowEnvironment.createLocal({
@@ -156,18 +164,18 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
         ip: DEV_SERVER_IP,
         ...(dev.dbFilename ? { dbFilename: dev.dbFilename } : {}),
         ...(port ? { port } : {}),
-        ...(dev.uiPort ? { uiPort: dev.uiPort, ui: true } : {}),
+        ...(uiPort ? { uiPort, ui: true } : {}),
         extraArgs: [
           '--log-level',
           'error',
           ...DEV_SERVER_FLAGS,
           // Named, not left to the CLI's default (the --ip value): the codec endpoint trusts this UI for being on loopback.
-          ...(dev.uiPort ? ['--ui-ip', DEV_SERVER_IP] : []),
+          ...(uiPort ? ['--ui-ip', DEV_SERVER_IP] : []),
           ...(dev.codecEndpoint ? ['--ui-codec-endpoint', dev.codecEndpoint] : []),
         ],
       },
     });
-  let env = await startServer(dev.port);
+  let env = await startServer(frontend?.port);
   const address = env.address;
   // A restart must come back where the connections below point, even when the first start picked the port.
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
@@ -204,13 +212,17 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
     workerConnection,
     namespace: options.namespace,
     address,
-    uiUrl: dev.uiPort ? `http://${DEV_SERVER_IP}:${String(dev.uiPort)}` : null,
+    uiUrl: uiPort ? `http://${DEV_SERVER_IP}:${String(uiPort)}` : null,
     ...probes(client, connection, options.namespace),
     close: async () => {
       await supervisor?.stop();
-      await workerConnection.close();
-      await connection.close();
-      await env.teardown();
+      try {
+        // Refused while a worker that did not stop in its bound still holds it; the server is stopped regardless.
+        await workerConnection.close().catch(() => undefined);
+        await connection.close();
+      } finally {
+        await env.teardown();
+      }
     },
   };
 }

@@ -44,3 +44,23 @@ export async function createWorker(
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 4,
   });
 }
+
+/** How long a worker's shutdown may wait for the engine before the process closes under it. */
+export const WORKER_STOP_BOUND_MS = 5_000;
+
+/**
+ * Shuts `worker` down and waits for its `running` (its `run()`) to end, for at most
+ * WORKER_STOP_BOUND_MS: an engine that does not answer holds a shutdown for half a minute.
+ * False when the run had not ended in time.
+ */
+export async function stopWorker(worker: Worker | undefined, running: Promise<unknown> | undefined): Promise<boolean> {
+  if (worker?.getState() === 'RUNNING') worker.shutdown();
+  if (!running) return true;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const ended = await Promise.race([
+    running.then(() => true),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_STOP_BOUND_MS))),
+  ]);
+  clearTimeout(timer);
+  return ended;
+}
