@@ -418,7 +418,10 @@ export interface WebhookWiringOptions extends WebhookDeliveryOptions {
   readonly onDispatchError: (deliveryId: string, error: unknown) => void;
 }
 
-/** Endpoints (settings), the outbox projection, the attempts the worker makes and the dispatcher that starts them. */
+/** A pending delivery unheard of this long has its workflow looked up: one lookup per waiting delivery per ten minutes at most. */
+const WEBHOOK_WATCH_AFTER_MS = 10 * 60_000;
+
+/** Endpoints (settings), the outbox projection, the attempts the worker makes and the dispatcher that starts and watches them. */
 export function wireWebhooks(options: WebhookWiringOptions) {
   const endpoints = new WebhookEndpoints({
     db: options.db,
@@ -429,7 +432,13 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     allowInsecureUrls: options.allowInsecureUrls,
   });
   const deliveries = webhookDeliveriesOf(options);
-  const dispatcher = new WebhookDispatcher({ deliveries, workflows: options.workflows, onDeliveryError: options.onDispatchError });
+  const dispatcher = new WebhookDispatcher({
+    deliveries,
+    workflows: options.workflows,
+    clock: options.clock,
+    watchAfterMs: WEBHOOK_WATCH_AFTER_MS,
+    onDeliveryError: options.onDispatchError,
+  });
   return { endpoints, deliveries, dispatcher, outbox: webhookOutbox() };
 }
 

@@ -4,7 +4,7 @@
  * workflow per delivery. Workflow ids derive from the delivery id, so a second start of
  * the same delivery is refused, never run twice.
  */
-import { WorkflowEngineUnavailableError } from './analysis-workflows.ts';
+import { WorkflowEngineUnavailableError, type WorkflowState } from './analysis-workflows.ts';
 
 export interface WebhookSender {
   /** Resolves with the receiver's status code; redirects are answers, never followed. */
@@ -30,9 +30,14 @@ export type DeliveryStartOutcome = 'started' | 'already-started';
 export interface WebhookWorkflows {
   readonly available: boolean;
   startDelivery(deliveryId: string, accountId: string): Promise<DeliveryStartOutcome>;
+  /** Whether the delivery's workflow runs, has ended, or is unknown to the engine (its history was lost). */
+  deliveryState(deliveryId: string): Promise<WorkflowState>;
 }
+
+const noEngine = () => Promise.reject(new WorkflowEngineUnavailableError('no workflow engine is available'));
 
 export const unavailableWebhookWorkflows: WebhookWorkflows = {
   available: false,
-  startDelivery: () => Promise.reject(new WorkflowEngineUnavailableError('no workflow engine is available')),
+  startDelivery: noEngine,
+  deliveryState: noEngine,
 };

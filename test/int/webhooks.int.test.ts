@@ -16,9 +16,10 @@ import { HttpWebhookSender } from '../../src/adapters/webhooks/http-webhook-send
 import { TemporalWebhookWorkflows } from '../../src/adapters/temporal/webhook-workflows.ts';
 import { createWorker } from '../../src/adapters/temporal/workers.ts';
 import { WEBHOOK_PROJECTOR } from '../../src/application/webhooks/webhook-outbox.ts';
-import { WebhookDispatcher } from '../../src/application/webhooks/webhook-dispatcher.ts';
+import { ENDED_UNSETTLED, WebhookDispatcher } from '../../src/application/webhooks/webhook-dispatcher.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
+import { systemClock } from '../../src/ports/clock.ts';
 import { WebhookAddressRefusedError } from '../../src/ports/webhooks.ts';
 import { verifyWebhook, WebhookVerificationError } from '../../sdk/src/webhooks.ts';
 import { TASK_QUEUES } from '../../workflows/task-queues.ts';
@@ -370,14 +371,87 @@ for (const factory of databases) {
           attemptTimeoutMs: 5_000,
           retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 3 },
         }),
+        clock: systemClock,
+        watchAfterMs: 60_000,
         onDeliveryError: (id, error) => assert.fail(`${id}: ${String(error)}`),
       });
-      const started = await Promise.all([t.webhooks.dispatcher.dispatch(), rival.dispatch(), t.webhooks.dispatcher.dispatch()]);
-      assert.ok(started.reduce((a, b) => a + b, 0) >= 1);
+      const passes = await Promise.all([t.webhooks.dispatcher.dispatch(), rival.dispatch(), t.webhooks.dispatcher.dispatch()]);
+      assert.ok(passes.reduce((a, b) => a + b.started, 0) >= 1);
       await eventually('the delivery', () => receiver.at('/once').length >= 1, pump);
       await eventually('the delivered mark', async () => (await delivery(rows[0]!.deliveryId))?.status === 'delivered', pump);
       for (let i = 0; i < 5; i += 1) await pump();
       assert.equal(receiver.at('/once').length, 1);
+      await call('second', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
+    });
+
+    /** Puts a delivery's every timestamp an hour back, past the watchdog's quiet time. */
+    async function quietForAnHour(deliveryId: string): Promise<void> {
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      await database.db
+        .updateTable('webhookDeliveries')
+        .set({ createdAt: hourAgo, lastAttemptAt: hourAgo })
+        .where('deliveryId', '=', deliveryId)
+        .execute();
+    }
+
+    it('starts again, under the same webhook-id, a pending delivery whose workflow the engine lost', async () => {
+      const endpoint = await register('second', '/lost', ['analysis.stored']);
+      receiver.scripts.set(
+        '/lost',
+        Array.from({ length: 1_000 }, () => 503),
+      );
+      await analysisEnds('second');
+      await eventually('a first attempt', () => receiver.at('/lost').length >= 1, pump);
+      const deliveryId = receiver.at('/lost')[0]!.headers['webhook-id'] as string;
+      // The engine loses the run: its history deleted, as a wiped or in-memory dev server would.
+      const workflowId = workflowIds.webhook(deliveryId);
+      await temporal.runtime.client.workflowService.deleteWorkflowExecution({
+        namespace: temporal.runtime.namespace,
+        workflowExecution: { workflowId },
+      });
+      await eventually(
+        'the history gone',
+        () =>
+          temporal.runtime.client.workflow
+            .getHandle(workflowId)
+            .describe()
+            .then(
+              () => false,
+              () => true,
+            ),
+        async () => undefined,
+      );
+      receiver.scripts.set('/lost', []);
+      // Recent: the watchdog leaves it alone (a running delivery may wait out a backoff).
+      const early = await t.webhooks.dispatcher.dispatch();
+      assert.equal(early.restarted, 0);
+      const attempts = receiver.at('/lost').length;
+      await quietForAnHour(deliveryId);
+      await eventually('the delivery, started again', async () => (await delivery(deliveryId))?.status === 'delivered', pump);
+      const received = receiver.at('/lost');
+      assert.ok(received.length > attempts);
+      assert.deepEqual(new Set(received.map((r) => r.headers['webhook-id'])), new Set([deliveryId]));
+      await verifyWebhook({ payload: received.at(-1)!.body, headers: received.at(-1)!.headers, secret: endpoint.secret });
+      await call('second', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
+    });
+
+    it('fails a pending delivery whose workflow was ended from outside, and sends nothing more', async () => {
+      const endpoint = await register('second', '/ended', ['analysis.stored']);
+      receiver.scripts.set(
+        '/ended',
+        Array.from({ length: 1_000 }, () => 503),
+      );
+      await analysisEnds('second');
+      await eventually('a first attempt', () => receiver.at('/ended').length >= 1, pump);
+      const deliveryId = receiver.at('/ended')[0]!.headers['webhook-id'] as string;
+      await temporal.runtime.client.workflow.getHandle(workflowIds.webhook(deliveryId)).terminate('ended by an operator');
+      await quietForAnHour(deliveryId);
+      await eventually('the failed mark', async () => (await delivery(deliveryId))?.status === 'failed', pump);
+      assert.equal((await delivery(deliveryId))?.lastError, ENDED_UNSETTLED);
+      const attempts = receiver.at('/ended').length;
+      for (let i = 0; i < 5; i += 1) await pump();
+      assert.equal(receiver.at('/ended').length, attempts);
+      receiver.scripts.delete('/ended');
       await call('second', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
     });
 

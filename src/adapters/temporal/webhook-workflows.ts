@@ -1,13 +1,15 @@
 /**
  * WebhookWorkflows over a Temporal client: workflow id `webhook-<deliveryId>`, never
- * reusable, so a delivery is started at most once however often the dispatcher tries.
+ * reusable while the engine remembers it, so a delivery is started at most once however
+ * often the dispatcher tries; only one whose history the engine lost can start again.
  */
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/common';
 import { TASK_QUEUES, workflowIds } from '../../../workflows/task-queues.ts';
 import type { DeliverWebhookInput, WebhookRetrySchedule } from '../../../workflows/webhook.ts';
+import type { WorkflowState } from '../../ports/analysis-workflows.ts';
 import type { DeliveryStartOutcome, WebhookWorkflows } from '../../ports/webhooks.ts';
-import { engineCall } from './engine-calls.ts';
+import { engineCall, workflowState } from './engine-calls.ts';
 import { accountSearchAttributes } from './search-attributes.ts';
 
 export interface WebhookWorkflowOptions {
@@ -41,5 +43,9 @@ export class TemporalWebhookWorkflows implements WebhookWorkflows {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return 'already-started';
       throw error;
     }
+  }
+
+  deliveryState(deliveryId: string): Promise<WorkflowState> {
+    return workflowState(this.client, workflowIds.webhook(deliveryId));
   }
 }

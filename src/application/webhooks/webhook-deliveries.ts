@@ -6,6 +6,7 @@
  * kept on the delivery row before the retry policy decides what happens next. Neither the
  * payload nor a secret is ever logged or put in an error message.
  */
+import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { WebhookAddressRefusedError, type WebhookSecrets, type WebhookSender } from '../../ports/webhooks.ts';
@@ -20,7 +21,7 @@ export type AttemptOutcome =
   /** The endpoint's address is one deliveries may not reach: retrying cannot help. */
   | { kind: 'refused'; reason: string };
 
-export interface UnstartedDelivery {
+export interface DeliveryRef {
   readonly deliveryId: string;
   readonly accountId: string;
 }
@@ -89,18 +90,54 @@ export class WebhookDeliveries {
     return { kind: 'retry', reason };
   }
 
-  /** Gives up on a delivery whose attempts are spent; one already settled stays as it is. */
-  async fail(deliveryId: string): Promise<void> {
+  /**
+   * Gives up on a delivery whose attempts are spent, or, with `reason`, whose workflow ended
+   * without settling it; one already settled stays as it is.
+   */
+  async fail(deliveryId: string, reason?: string): Promise<void> {
     await this.deps.db
       .updateTable('webhookDeliveries')
-      .set({ status: 'failed', finishedAt: this.deps.clock.now() })
+      .set({ status: 'failed', finishedAt: this.deps.clock.now(), ...(reason === undefined ? {} : { lastError: reason }) })
+      .where('deliveryId', '=', deliveryId)
+      .where('status', '=', 'pending')
+      .execute();
+  }
+
+  /** Pending deliveries with a started workflow and nothing heard of since `quietSince` (created, attempted or watched). */
+  async startedAndQuiet(quietSince: Date, limit: number): Promise<DeliveryRef[]> {
+    return this.deps.db
+      .selectFrom('webhookDeliveries')
+      .select(['deliveryId', 'accountId'])
+      .where('workflowStarted', '=', true)
+      .where('status', '=', 'pending')
+      .where(sql<Date>`greatest(created_at, last_attempt_at, watched_at)`, '<', quietSince)
+      .orderBy('createdAt')
+      .orderBy('deliveryId')
+      .limit(limit)
+      .execute();
+  }
+
+  /** Its workflow was found running: not asked about again for a while. */
+  async markWatched(deliveryId: string): Promise<void> {
+    await this.deps.db
+      .updateTable('webhookDeliveries')
+      .set({ watchedAt: this.deps.clock.now() })
+      .where('deliveryId', '=', deliveryId)
+      .execute();
+  }
+
+  /** Its workflow is unknown to the engine: back in the outbox, to be started again under the same webhook-id. */
+  async restart(deliveryId: string): Promise<void> {
+    await this.deps.db
+      .updateTable('webhookDeliveries')
+      .set({ workflowStarted: false, watchedAt: null })
       .where('deliveryId', '=', deliveryId)
       .where('status', '=', 'pending')
       .execute();
   }
 
   /** Deliveries the projector recorded whose workflow was not seen to start (the outbox). */
-  async unstarted(limit: number): Promise<UnstartedDelivery[]> {
+  async unstarted(limit: number): Promise<DeliveryRef[]> {
     return this.deps.db
       .selectFrom('webhookDeliveries')
       .select(['deliveryId', 'accountId'])

@@ -45,6 +45,8 @@ export const webhookDeliveries = pgTable(
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
+    /** When the watchdog last found its workflow running: a delivery waiting out a long backoff is asked about again only after a while. */
+    watchedAt: timestamp('watched_at', { withTimezone: true }),
   },
   (t) => [
     unique('webhook_deliveries_source_unique').on(t.sourceEventId, t.endpointId),
