@@ -64,6 +64,8 @@ import { TEST_MODE_WORKFLOWS } from '../workflows/task-queues.ts';
 import { createAnalysisActivities } from '../workflows/activities/analysis-activities.ts';
 import { createTimelineActivities } from '../workflows/activities/timeline-activities.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
+import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
+import type { Db } from './db/database.ts';
 import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline } from './wiring.ts';
 import type { Principal } from './application/access/key-authenticator.ts';
@@ -93,6 +95,8 @@ export interface TestModeOptions {
   readonly workflows: WorkflowRuntime;
   /** The live analytics store: test mode's audit rows go to a table of their own in it (one embedded ClickHouse per process). */
   readonly analytics: AnalyticsStore;
+  /** The live database: test-mode facts become deliveries there, to the account's test endpoints, sent like live ones. */
+  readonly webhookDeliveries: Db;
 }
 
 export interface TestMode {
@@ -272,6 +276,13 @@ async function build(options: TestModeOptions): Promise<Built> {
     });
     auditProjector.start();
     onClose.push(() => auditProjector.stop());
+    const webhookProjector = new ProjectorRunner(db.maintenance, webhookOutbox({ mode: 'test', into: o.webhookDeliveries }), {
+      now: () => clock.now(),
+      idleMs: 250,
+      onError: (err) => logger.warn({ err }, 'test mode: webhook projection failed; will retry'),
+    });
+    webhookProjector.start();
+    onClose.push(() => webhookProjector.stop());
     const auditQueries = new AuditQueries(o.analytics, AUDIT_TABLES.test);
     const balances = new TestBalances(application.credits);
 

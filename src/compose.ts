@@ -473,7 +473,17 @@ export async function composeService(
     inFlight,
   };
   const tests = config.TEST_MODE
-    ? testMode({ config, logger, clock, live: appDeps, keyHashSecret, embedder, workflows: workflowRuntime, analytics: analytics.store })
+    ? testMode({
+        config,
+        logger,
+        clock,
+        live: appDeps,
+        keyHashSecret,
+        embedder,
+        workflows: workflowRuntime,
+        analytics: analytics.store,
+        webhookDeliveries: database.db,
+      })
     : undefined;
   const app = createApp({
     ...appDeps,

@@ -439,7 +439,7 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     watchAfterMs: WEBHOOK_WATCH_AFTER_MS,
     onDeliveryError: options.onDispatchError,
   });
-  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox() };
+  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox({ mode: 'live' }) };
 }
 
 export type WebhookWiring = ReturnType<typeof wireWebhooks>;

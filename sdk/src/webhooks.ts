@@ -12,6 +12,8 @@
 export interface WebhookEvent<T extends string = string, D = Record<string, unknown>> {
   readonly type: T;
   readonly timestamp: string;
+  /** Whether it happened in live or in test mode (a crk_test key's call): only endpoints of that mode hear it. */
+  readonly mode: 'live' | 'test';
   readonly data: D;
 }
 

@@ -15,9 +15,10 @@ import { verifyWebhook } from '../../sdk/src/webhooks.ts';
 import { WEBHOOK_EVENT_TYPES } from '../domain/webhook/webhook-endpoints.ts';
 import type { AdminIo } from './admin.ts';
 
-export const LISTEN_USAGE = `usage: court-records dev listen --email EMAIL [--password PASSWORD] [--url URL] [--port N] [--events LIST] [--count N]
+export const LISTEN_USAGE = `usage: court-records dev listen --email EMAIL [--password PASSWORD] [--url URL] [--port N] [--events LIST] [--mode live|test] [--count N]
   registers a local receiver as a webhook endpoint of the account, and prints each verified delivery as a JSON line
-  (the password may come from COURT_RECORDS_PASSWORD instead; --events: ${WEBHOOK_EVENT_TYPES.join(',')})`;
+  (the password may come from COURT_RECORDS_PASSWORD instead; --events: ${WEBHOOK_EVENT_TYPES.join(',')};
+  --mode test: the events of calls made with crk_test keys instead of live ones)`;
 
 /** A delivery larger than this is refused: the service's payloads carry ids only. */
 const MAX_BODY_BYTES = 1_000_000;
@@ -29,6 +30,7 @@ interface Listen {
   readonly password: string;
   readonly port: number;
   readonly events: readonly string[];
+  readonly mode: 'live' | 'test';
   readonly count: number | undefined;
 }
 
@@ -41,7 +43,7 @@ function whole(text: string | undefined, name: string, min: number, max: number)
 }
 
 function parse(argv: readonly string[], env: AdminIo['env']): Listen & { url: string | undefined } {
-  let flags: { email?: string; password?: string; url?: string; port?: string; events?: string; count?: string };
+  let flags: { email?: string; password?: string; url?: string; port?: string; events?: string; mode?: string; count?: string };
   try {
     flags = parseArgs({
       args: [...argv],
@@ -51,6 +53,7 @@ function parse(argv: readonly string[], env: AdminIo['env']): Listen & { url: st
         url: { type: 'string' },
         port: { type: 'string' },
         events: { type: 'string' },
+        mode: { type: 'string' },
         count: { type: 'string' },
       },
       strict: true,
@@ -64,12 +67,15 @@ function parse(argv: readonly string[], env: AdminIo['env']): Listen & { url: st
   const events = (flags.events ?? WEBHOOK_EVENT_TYPES.join(',')).split(',').map((e) => e.trim());
   const unknown = events.filter((e) => !(WEBHOOK_EVENT_TYPES as readonly string[]).includes(e));
   if (unknown.length > 0 || events.length === 0) throw new ListenUsageError(`--events takes ${WEBHOOK_EVENT_TYPES.join(', ')}`);
+  const mode = flags.mode ?? 'live';
+  if (mode !== 'live' && mode !== 'test') throw new ListenUsageError('--mode is live or test');
   return {
     email: flags.email,
     password,
     url: flags.url,
     port: whole(flags.port, 'port', 0, 65_535) ?? 0,
     events,
+    mode,
     count: whole(flags.count, 'count', 1, 1_000_000),
   };
 }
@@ -134,7 +140,7 @@ export async function runListen(argv: readonly string[], io: AdminIo, serviceUrl
   const registered = await io.fetch(`${service}/api/settings/webhooks`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ url, eventTypes: options.events }),
+    body: JSON.stringify({ url, eventTypes: options.events, mode: options.mode }),
   });
   const endpoint = (await registered.json().catch(() => ({}))) as {
     data?: { id: string; secret: string };
@@ -149,7 +155,7 @@ export async function runListen(argv: readonly string[], io: AdminIo, serviceUrl
     return 1;
   }
   registration.secret = endpoint.data.secret;
-  io.stderr.write(`listening on ${url} for ${options.events.join(', ')} (endpoint ${endpoint.data.id}); Ctrl-C to stop\n`);
+  io.stderr.write(`listening on ${url} for ${options.mode} ${options.events.join(', ')} (endpoint ${endpoint.data.id}); Ctrl-C to stop\n`);
   const stop = () => finish(0);
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

@@ -29,7 +29,7 @@ export interface Database {
   caseAnalyses: InferSelectModel<typeof schema.caseAnalyses>;
   consolidatedAnalyses: InferSelectModel<typeof schema.consolidatedAnalyses>;
   timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;
-  webhookEndpoints: InferSelectModel<typeof schema.webhookEndpoints>;
+  webhookEndpoints: WithDefaults<InferSelectModel<typeof schema.webhookEndpoints>, 'mode'>;
   webhookDeliveries: WithDefaults<InferSelectModel<typeof schema.webhookDeliveries>, 'workflowStarted' | 'attempts'>;
 }
 

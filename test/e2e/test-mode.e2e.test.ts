@@ -5,12 +5,16 @@
  * ones where the work is, charged to a test ledger of 1,000,000 test credits, while the
  * live balance, the live corpus and the live records never move or show. And the reverse:
  * live keys never see test-mode records; test keys are revocable; a forged one is refused.
+ * Webhooks follow the mode: a test-mode fact reaches the account's test endpoints only.
  */
 import assert from 'node:assert/strict';
 import { createDecipheriv, createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { verifyWebhook } from '../../sdk/src/webhooks.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { runCommand, startService, type RunningService } from '../support/service-process.ts';
 
@@ -25,6 +29,8 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
   let api: string;
   let adminToken: string;
   let userId: string;
+  let email: string;
+  let password: string;
   let liveKey: string;
   let testKey: string;
   /** The live balance once set-up (which searches until the live index answers) is done. */
@@ -64,7 +70,13 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
       env,
     );
     assert.equal(seeded.code, 0, seeded.stderr);
-    ({ userId, apiKey: liveKey, apiRoot: api } = JSON.parse(seeded.stdout) as { userId: string; apiKey: string; apiRoot: string });
+    ({
+      userId,
+      email,
+      password,
+      apiKey: liveKey,
+      apiRoot: api,
+    } = JSON.parse(seeded.stdout) as { userId: string; email: string; password: string; apiKey: string; apiRoot: string });
     adminToken = readFileSync(join(service.dataDir, 'secrets', 'admin-token'), 'utf8').trim();
     const issued = await admin(`/admin/users/${userId}/keys`, { name: 'ci', mode: 'test' });
     assert.equal(issued.status, 201, JSON.stringify(issued.body));
@@ -166,6 +178,82 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
       after = await call(revoked, 'GET', '/me');
     }
     assert.deepEqual([after.res.status, after.body.code], [401, 'API_KEY_REVOKED']);
+  });
+
+  it('sends test-mode events to the account’s test endpoints only, and live ones to its live endpoints, signed and marked', async () => {
+    const origin = new URL(api).origin;
+    const login = await fetch(`${origin}/api/settings/login`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ email, password }),
+    });
+    assert.equal(login.status, 200);
+    const csrf = ((await login.json()) as { data: { csrfToken: string } }).data.csrfToken;
+    const cookie = /^session=([^;]+)/.exec(login.headers.get('set-cookie') ?? '')?.[0];
+    assert.ok(cookie);
+    const settings = async (method: string, path: string, body?: unknown) => {
+      const res = await fetch(`${origin}/api/settings${path}`, {
+        method,
+        headers: { Cookie: cookie, 'X-CSRF-Token': csrf, 'Content-Type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+      return { status: res.status, body: (await res.json()) as { data: Json & Json[] } };
+    };
+    const received: { path: string; headers: IncomingHttpHeaders; body: string }[] = [];
+    const receiver = createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push({ path: req.url ?? '', headers: req.headers, body });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${String((receiver.address() as AddressInfo).port)}`;
+    const endpoints: Record<'live' | 'test', { id: string; secret: string }> = {
+      live: { id: '', secret: '' },
+      test: { id: '', secret: '' },
+    };
+    try {
+      for (const mode of ['live', 'test'] as const) {
+        const made = await settings('POST', '/webhooks', { url: `${base}/${mode}`, eventTypes: ['timeline.completed'], mode });
+        assert.equal(made.status, 201, JSON.stringify(made.body));
+        assert.equal(made.body.data.mode, mode);
+        endpoints[mode] = { id: String(made.body.data.id), secret: String(made.body.data.secret) };
+      }
+      // A stored High Court record of the fixture corpus: answered at once, free, in each mode.
+      const asked: Record<'live' | 'test', string> = { live: '', test: '' };
+      for (const [mode, key] of [
+        ['test', testKey],
+        ['live', liveKey],
+      ] as const) {
+        const timeline = await call(key, 'POST', '/request-timeline', { cnr: 'GAHC010225502018' });
+        assert.equal(timeline.res.status, 202, JSON.stringify(timeline.body));
+        asked[mode] = String((timeline.body.data as Json).requestId);
+      }
+      const deadline = Date.now() + 120_000;
+      while (received.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 250));
+      for (const mode of ['live', 'test'] as const) {
+        const got = received.filter((r) => r.path === `/${mode}`);
+        assert.equal(got.length, 1, `${mode}: ${JSON.stringify(received.map((r) => r.path))}`);
+        const event = await verifyWebhook({ payload: got[0]!.body, headers: got[0]!.headers, secret: endpoints[mode].secret });
+        assert.deepEqual([event.type, event.mode, event.data.requestId], ['timeline.completed', mode, asked[mode]]);
+      }
+      const listed = await settings('GET', '/webhooks');
+      assert.deepEqual(
+        listed.body.data.map((e) => [e.id, e.mode]).sort(),
+        [
+          [endpoints.live.id, 'live'],
+          [endpoints.test.id, 'test'],
+        ].sort(),
+      );
+      // Nothing more arrives for either: each fact went to its own mode's endpoint once.
+      await new Promise((r) => setTimeout(r, 2_000));
+      assert.equal(received.length, 2);
+    } finally {
+      for (const { id } of Object.values(endpoints)) if (id) await settings('DELETE', `/webhooks/${id}`);
+      receiver.close();
+    }
   });
 
   it('never moved the live balance, whatever test mode charged', async () => {

@@ -28,6 +28,7 @@ const register = (
   endpointId,
   url: 'https://hooks.example.in/court-records',
   eventTypes: ['analysis.stored'],
+  mode: 'live',
   secret: SECRET,
   allowInsecureUrls: false,
   at: AT,
@@ -51,10 +52,10 @@ function given(events: WebhookEndpointsEvent[], command: WebhookEndpointsCommand
 }
 
 describe('webhook endpoints aggregate', () => {
-  it('registers an https endpoint with its event types in canonical order, without a fragment', () => {
+  it('registers an https endpoint with its event types in canonical order, without a fragment, for the mode asked', () => {
     const decision = given(
       [],
-      register('whe_1', { url: 'https://hooks.example.in/x#frag', eventTypes: ['timeline.failed', 'analysis.stored'] }),
+      register('whe_1', { url: 'https://hooks.example.in/x#frag', eventTypes: ['timeline.failed', 'analysis.stored'], mode: 'test' }),
     );
     assert.deepEqual(decision, {
       ok: true,
@@ -66,6 +67,7 @@ describe('webhook endpoints aggregate', () => {
             endpointId: 'whe_1',
             url: 'https://hooks.example.in/x',
             eventTypes: ['analysis.stored', 'timeline.failed'],
+            mode: 'test',
             secret: SECRET,
             registeredAt: AT,
           },

@@ -27,6 +27,7 @@ async function apply(trx: Trx, event: WebhookEndpointsEvent): Promise<void> {
           accountId: d.accountId,
           url: d.url,
           eventTypes: jsonb(d.eventTypes),
+          mode: d.mode ?? 'live',
           sealedSecret: d.secret.sealed,
           secretHint: d.secret.hint,
           createdAt: new Date(d.registeredAt),

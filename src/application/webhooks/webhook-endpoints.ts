@@ -5,6 +5,7 @@
  * webhook aggregate, so the per-account bound holds under concurrent registrations.
  */
 import type { Db } from '../../db/database.ts';
+import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import {
   decideWebhookEndpoints,
   evolveWebhookEndpoints,
@@ -35,6 +36,8 @@ export interface EndpointView {
   readonly id: string;
   readonly url: string;
   readonly eventTypes: WebhookEventType[];
+  /** Which mode's events it hears. */
+  readonly mode: KeyMode;
   /** `whsec_…` and the secret's last 4 characters. */
   readonly secretHint: string;
   readonly createdAt: string;
@@ -71,7 +74,7 @@ export class WebhookEndpoints {
 
   async register(
     accountId: string,
-    input: { url: string; eventTypes: readonly WebhookEventType[] },
+    input: { url: string; eventTypes: readonly WebhookEventType[]; mode: KeyMode },
     requestId: string,
   ): Promise<EndpointResult<EndpointView & { secret: string }>> {
     const plain = this.deps.secrets.generate();
@@ -82,6 +85,7 @@ export class WebhookEndpoints {
       endpointId,
       url: input.url,
       eventTypes: input.eventTypes,
+      mode: input.mode,
       secret: this.#seal(plain),
       allowInsecureUrls: this.deps.allowInsecureUrls,
       at: this.#now(),
@@ -112,7 +116,7 @@ export class WebhookEndpoints {
   async list(accountId: string): Promise<EndpointView[]> {
     const rows = await this.deps.db
       .selectFrom('webhookEndpoints')
-      .select(['endpointId', 'url', 'eventTypes', 'secretHint', 'createdAt'])
+      .select(['endpointId', 'url', 'eventTypes', 'mode', 'secretHint', 'createdAt'])
       .where('accountId', '=', accountId)
       .orderBy('createdAt')
       .orderBy('endpointId')
@@ -121,6 +125,7 @@ export class WebhookEndpoints {
       id: r.endpointId,
       url: r.url,
       eventTypes: r.eventTypes as WebhookEventType[],
+      mode: r.mode as KeyMode,
       secretHint: r.secretHint,
       createdAt: r.createdAt.toISOString(),
     }));

@@ -5,10 +5,11 @@
  * checkpoint. A crash between the fact's commit and its delivery therefore loses nothing:
  * the projector resumes from its checkpoint, and the unique (source event, endpoint) key
  * makes a batch applied twice insert nothing new. An endpoint only hears of facts
- * recorded after it was registered. Payloads carry ids only, never names or text.
+ * recorded after it was registered, and of its mode's only (live, or test mode's).
+ * Payloads carry ids only, never names or text.
  */
 import { createHash } from 'node:crypto';
-import type { Trx } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import type { WebhookEventType, WebhookPayload } from '../../domain/webhook/webhook-endpoints.ts';
 import type { RecordedEvent } from '../../ports/event-store.ts';
@@ -49,26 +50,40 @@ async function announce(trx: Trx, event: RecordedEvent): Promise<{ accountId: st
   return { accountId: job.accountId, data: { requestId, caseId: job.caseId, ...(code === undefined ? {} : { errorCode: code }) } };
 }
 
-export function webhookOutbox(): AsyncProjection {
+/**
+ * Whose facts the projector follows. `live`: the service's own log, its deliveries written
+ * in the transaction that advances the checkpoint. `test`: test mode's log, in its own
+ * database, while the endpoints and the deliveries are the live database's (`into`), so the
+ * one dispatcher, worker and dashboard serve both. A write there is outside the checkpoint's
+ * transaction: a batch applied again after a crash finds its rows by their unique source
+ * key and inserts nothing, so the deliveries still happen once.
+ */
+export type OutboxSource = { readonly mode: 'live' } | { readonly mode: 'test'; readonly into: Db };
+
+export function webhookOutbox(source: OutboxSource): AsyncProjection {
+  // Test facts' stream positions are another log's: kept apart from live ones in the unique source key.
+  const sourcePrefix = source.mode === 'test' ? 'test:' : '';
   return {
     name: WEBHOOK_PROJECTOR,
     handles: SOURCE_TYPES,
     async apply(events, trx) {
+      const into: Db = source.mode === 'test' ? source.into : trx;
       for (const event of events) {
         const announced = await announce(trx, event);
         if (!announced) continue;
         const type = EVENT_TYPE_OF[event.type as SourceType];
-        const endpoints = await trx
+        const endpoints = await into
           .selectFrom('webhookEndpoints')
           .select(['endpointId', 'eventTypes'])
           .where('accountId', '=', announced.accountId)
+          .where('mode', '=', source.mode)
           .where('createdAt', '<=', event.recordedAt)
           .execute();
-        const sourceEventId = `${event.streamId}@${String(event.streamPosition)}`;
-        const payload: WebhookPayload = { type, timestamp: event.recordedAt.toISOString(), data: announced.data };
+        const sourceEventId = `${sourcePrefix}${event.streamId}@${String(event.streamPosition)}`;
+        const payload: WebhookPayload = { type, timestamp: event.recordedAt.toISOString(), mode: source.mode, data: announced.data };
         for (const endpoint of endpoints) {
           if (!(endpoint.eventTypes as string[]).includes(type)) continue;
-          await trx
+          await into
             .insertInto('webhookDeliveries')
             .values({
               deliveryId: deliveryIdOf(sourceEventId, endpoint.endpointId),

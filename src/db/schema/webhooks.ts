@@ -16,6 +16,8 @@ export const webhookEndpoints = pgTable(
     accountId: text('account_id').notNull(),
     url: text('url').notNull(),
     eventTypes: jsonb('event_types').notNull(),
+    /** `live` hears the account's live events, `test` its test-mode ones. */
+    mode: text('mode').notNull().default('live'),
     sealedSecret: text('sealed_secret').notNull(),
     secretHint: text('secret_hint').notNull(),
     /** The secret before the last rotation, still signing until `previous_valid_until`. */

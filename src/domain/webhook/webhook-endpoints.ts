@@ -7,6 +7,7 @@
  * window (the read model holds both), so a receiver can switch without losing deliveries.
  */
 import { allowedBy, parseAddress } from '../access/cidr.ts';
+import type { KeyMode } from '../api-key/api-key.ts';
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['analysis.stored', 'analysis.failed', 'timeline.completed', 'timeline.failed'] as const;
@@ -92,6 +93,8 @@ export type WebhookEndpointsEvent =
         endpointId: string;
         url: string;
         eventTypes: WebhookEventType[];
+        /** Which mode's events it hears; absent on endpoints registered before test mode had webhooks (live). */
+        mode?: KeyMode;
         secret: SealedSecret;
         registeredAt: string;
       };
@@ -109,6 +112,7 @@ export type WebhookEndpointsCommand =
       endpointId: string;
       url: string;
       eventTypes: readonly WebhookEventType[];
+      mode: KeyMode;
       secret: SealedSecret;
       allowInsecureUrls: boolean;
       at: string;
@@ -149,6 +153,7 @@ export function decideWebhookEndpoints(
           endpointId: command.endpointId,
           url: checked.url,
           eventTypes,
+          mode: command.mode,
           secret: command.secret,
           registeredAt: command.at,
         },
@@ -197,5 +202,7 @@ export function evolveWebhookEndpoints(state: WebhookEndpointsState, event: Webh
 export interface WebhookPayload {
   readonly type: WebhookEventType;
   readonly timestamp: string;
+  /** Whether the fact happened in live or in test mode. */
+  readonly mode: KeyMode;
   readonly data: Readonly<Record<string, string | number | null>>;
 }

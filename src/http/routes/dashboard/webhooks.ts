@@ -57,7 +57,10 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
           </form>`;
         return html`<section data-endpoint-id="${endpoint.id}">
           <h2><code>${endpoint.url}</code></h2>
-          <p>${endpoint.eventTypes.join(', ')} · secret <code>${endpoint.secretHint}</code> · since ${endpoint.createdAt.slice(0, 10)}</p>
+          <p>
+            ${endpoint.mode === 'test' ? html`<span class="muted">test mode</span> · ` : ''}${endpoint.eventTypes.join(', ')} · secret
+            <code>${endpoint.secretHint}</code> · since ${endpoint.createdAt.slice(0, 10)}
+          </p>
           ${action('rotate', 'Rotate secret', 'secondary')} ${action('remove', 'Remove', 'danger')}
           ${
             deliveries.length === 0
@@ -102,6 +105,11 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
             <legend>Events</legend>
             ${checkboxes}
           </fieldset>
+          <label for="mode">Mode</label>
+          <select id="mode" name="mode">
+            <option value="live" selected>Live: the account's live events</option>
+            <option value="test">Test: events of calls made with crk_test keys</option>
+          </select>
           <button type="submit">Register</button>
         </form>
         <p class="muted">
@@ -119,9 +127,12 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     const form = await formWithCsrf(c);
     if (form === undefined) return csrfRefused(c);
     const eventTypes: WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter((type) => form[`${EVENT_FIELD}${type}`] === 'on');
+    const mode = form.mode ?? 'live';
+    if (mode !== 'live' && mode !== 'test')
+      return render(c, { kind: 'refused', message: 'An endpoint is live or test.', status: 400 }, 400);
     const result = await deps.webhooks.register(
       billingAccountOf(c.get('session').user),
-      { url: (form.url ?? '').trim(), eventTypes },
+      { url: (form.url ?? '').trim(), eventTypes, mode },
       c.get('requestId'),
     );
     if (!result.ok) {

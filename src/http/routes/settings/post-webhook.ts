@@ -2,6 +2,7 @@
  * POST /api/settings/webhooks: registers an endpoint for the account's events. The
  * signing secret is in this response only. https only (http and local addresses only
  * where the operator allows them, for development); at most 10 endpoints per account.
+ * `mode: "test"` registers one that hears the account's test-mode events instead.
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
@@ -11,7 +12,7 @@ import { envelope } from '../../envelope.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { WRITE_SECURITY } from './schemas.ts';
 import type { SessionGuards } from './session-guard.ts';
-import { WebhookEndpointSchema, WebhookEventTypeSchema, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
+import { WebhookEndpointSchema, WebhookEventTypeSchema, WebhookModeSchema, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
 
 const CreateWebhookBody = z
   .object({
@@ -21,6 +22,7 @@ const CreateWebhookBody = z
       .min(1)
       .max(10)
       .openapi({ example: ['analysis.stored', 'analysis.failed'] }),
+    mode: WebhookModeSchema.optional(),
   })
   .openapi('CreateWebhookEndpointRequest');
 
@@ -42,8 +44,12 @@ const route = createRoute({
 
 export function registerCreateWebhook(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
   app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
-    const body = c.req.valid('json');
-    const result = await deps.webhooks.register(billingAccountOf(c.get('session').user), body, c.get('requestId'));
+    const { url, eventTypes, mode } = c.req.valid('json');
+    const result = await deps.webhooks.register(
+      billingAccountOf(c.get('session').user),
+      { url, eventTypes, mode: mode ?? 'live' },
+      c.get('requestId'),
+    );
     if (!result.ok) throw webhookError(result.error);
     return c.json({ success: true as const, data: result.value }, 201);
   });

@@ -26,11 +26,16 @@ export const WebhookEventTypeSchema = z.enum(WEBHOOK_EVENT_TYPES).openapi('Webho
   description: 'analysis.stored, analysis.failed: an analysis run ended; timeline.completed, timeline.failed: a timeline job ended.',
 });
 
+export const WebhookModeSchema = z.enum(['live', 'test']).openapi('WebhookEndpointMode', {
+  description: 'live (default): the account’s live events. test: its test-mode events (calls made with crk_test keys), and only those.',
+});
+
 export const WebhookEndpointSchema = z
   .object({
     id: z.string().openapi({ example: 'whe_3f1c2a9e-8b7d-4e6f-a5c4-1d2e3f4a5b6c' }),
     url: z.string().openapi({ example: 'https://hooks.example.in/court-records' }),
     eventTypes: z.array(WebhookEventTypeSchema),
+    mode: WebhookModeSchema,
     secretHint: z.string().openapi({ description: 'whsec_, an ellipsis and the last 4 characters of the secret.', example: 'whsec_…Qk8=' }),
     createdAt: z.string().openapi({ example: '2025-01-15T10:30:00.000Z' }),
   })

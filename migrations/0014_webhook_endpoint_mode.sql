@@ -1,0 +1,1 @@
+ALTER TABLE "webhook_endpoints" ADD COLUMN "mode" text DEFAULT 'live' NOT NULL;
