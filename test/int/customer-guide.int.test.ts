@@ -11,7 +11,11 @@ import { DEFAULT_RETRY_POLICY, resilientFetch } from '../../sdk/src/retry.ts';
 import { ERROR_STATUS } from '../../src/http/error-codes.ts';
 
 const guide = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'customer-guide.md'), 'utf8');
-const rows = [...guide.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([^|]+) \|/gm)].map((m) => ({ code: m[1]!, status: Number(m[2]), retries: m[3]!.trim() }));
+const rows = [...guide.matchAll(/^\| `([A-Z_]+)` \| (\d{3}) \| ([^|]+) \|/gm)].map((m) => ({
+  code: m[1]!,
+  status: Number(m[2]),
+  retries: m[3]!.trim(),
+}));
 
 /** How many attempts the SDK makes for an answer of this status and code (Retry-After: 1 s). */
 async function attempts(status: number, code: string): Promise<number> {
