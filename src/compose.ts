@@ -343,6 +343,14 @@ export async function composeService(
     intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
     onError: (err) => logger.warn({ err }, 'webhook dispatch failed; will retry'),
   });
+  const webhookRetention = new PeriodicTask(
+    async () => {
+      const endedBefore = new Date(clock.now().getTime() - config.WEBHOOK_RETENTION_DAYS * 86_400_000);
+      const pruned = await webhooks.deliveries.prune(endedBefore);
+      if (pruned > 0) logger.info({ pruned, endedBefore }, 'old webhook deliveries deleted');
+    },
+    { intervalMs: 3_600_000, onError: (err) => logger.warn({ err }, 'webhook retention sweep failed; will retry') },
+  );
 
   const screening = wireScreening({
     db: database.db,
@@ -506,6 +514,7 @@ export async function composeService(
     await timelineDispatcher.stop();
     await webhookProjector.stop();
     await webhookDispatcher.stop();
+    await webhookRetention.stop();
     await workflowRuntime.close();
     documents.close();
     await analytics.store.close();
@@ -533,6 +542,7 @@ export async function composeService(
       if (workflowRuntime.timelineWorkflows.available) timelineDispatcher.start();
       webhookProjector.start();
       if (workflowRuntime.webhookWorkflows.available) webhookDispatcher.start();
+      webhookRetention.start();
       if (config.AUTO_INGEST && config.CORPUS_DIR) {
         await autoIngest({ db: database.maintenance, corpusDir: config.CORPUS_DIR, clock, logger });
       }

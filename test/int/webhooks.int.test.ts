@@ -18,6 +18,7 @@ import { createWorker } from '../../src/adapters/temporal/workers.ts';
 import { WEBHOOK_PROJECTOR } from '../../src/application/webhooks/webhook-outbox.ts';
 import { ENDED_UNSETTLED, WebhookDispatcher } from '../../src/application/webhooks/webhook-dispatcher.ts';
 import type { App } from '../../src/http/app-types.ts';
+import { jsonb } from '../../src/db/jsonb.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { systemClock } from '../../src/ports/clock.ts';
 import { WebhookAddressRefusedError } from '../../src/ports/webhooks.ts';
@@ -453,6 +454,51 @@ for (const factory of databases) {
       assert.equal(receiver.at('/ended').length, attempts);
       receiver.scripts.delete('/ended');
       await call('second', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
+    });
+
+    it('deletes deliveries that ended before the retention bound, in batches, and never a pending one', async () => {
+      const endpoint = await register('first', '/retention', ['analysis.stored']);
+      const day = 86_400_000;
+      const now = Date.now();
+      const rows = [
+        ['old-delivered', 'delivered', now - 40 * day],
+        ['old-failed', 'failed', now - 40 * day],
+        ['old-cancelled', 'cancelled', now - 31 * day],
+        ['recent-delivered', 'delivered', now - day],
+        ['old-pending', 'pending', null],
+      ] as const;
+      for (const [name, status, finished] of rows)
+        await database.db
+          .insertInto('webhookDeliveries')
+          .values({
+            deliveryId: `msg_retention_${factory.name}_${name}`,
+            accountId: accounts.first.userId,
+            endpointId: endpoint.id,
+            sourceEventId: `retention-${name}@1`,
+            eventType: 'analysis.stored',
+            payload: jsonb({ type: 'analysis.stored', timestamp: new Date(now - 41 * day).toISOString(), mode: 'live', data: {} }),
+            status,
+            // Started, so this test's pending row is the watchdog's and not the outbox's; it is removed below.
+            workflowStarted: true,
+            createdAt: new Date(now - 41 * day),
+            finishedAt: finished === null ? null : new Date(finished),
+          })
+          .execute();
+      const pruned = await t.webhooks.deliveries.prune(new Date(now - 30 * day), 2);
+      assert.equal(pruned, 3);
+      const left = await database.db
+        .selectFrom('webhookDeliveries')
+        .select('deliveryId')
+        .where('endpointId', '=', endpoint.id)
+        .orderBy('deliveryId')
+        .execute();
+      assert.deepEqual(
+        left.map((r) => r.deliveryId),
+        [`msg_retention_${factory.name}_old-pending`, `msg_retention_${factory.name}_recent-delivered`],
+      );
+      assert.equal(await t.webhooks.deliveries.prune(new Date(now - 30 * day), 2), 0, 'a second sweep finds nothing');
+      await call('first', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
+      await database.db.deleteFrom('webhookDeliveries').where('endpointId', '=', endpoint.id).execute();
     });
 
     it('a deleted endpoint receives nothing more, and a delivery pending for it is cancelled', async () => {

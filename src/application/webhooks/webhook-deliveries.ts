@@ -149,6 +149,30 @@ export class WebhookDeliveries {
       .execute();
   }
 
+  /**
+   * Deletes deliveries that ended before `endedBefore`, `batch` rows a statement so no
+   * statement holds many locks; a pending one is never deleted. How many went.
+   */
+  async prune(endedBefore: Date, batch = 1_000): Promise<number> {
+    let pruned = 0;
+    for (;;) {
+      const gone = await this.deps.db
+        .deleteFrom('webhookDeliveries')
+        .where('deliveryId', 'in', (eb) =>
+          eb
+            .selectFrom('webhookDeliveries')
+            .select('deliveryId')
+            .where('status', '<>', 'pending')
+            .where('finishedAt', '<', endedBefore)
+            .limit(batch),
+        )
+        .executeTakeFirst();
+      const count = Number(gone.numDeletedRows);
+      pruned += count;
+      if (count < batch) return pruned;
+    }
+  }
+
   async markStarted(deliveryId: string): Promise<void> {
     await this.deps.db.updateTable('webhookDeliveries').set({ workflowStarted: true }).where('deliveryId', '=', deliveryId).execute();
   }

@@ -55,5 +55,7 @@ export const webhookDeliveries = pgTable(
     check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'cancelled')`),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_unstarted_idx').on(t.workflowStarted, t.createdAt),
+    // The retention sweep's: ended deliveries by when they ended.
+    index('webhook_deliveries_finished_idx').on(t.finishedAt),
   ],
 );
