@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'migrations/', 'eslint.config.js', 'bin/', 'scripts/*.mjs', 'src/main.deno.ts'] },
+  { ignores: ['node_modules/', 'data/', 'migrations/', 'sdk/dist/', 'eslint.config.js', 'bin/', 'scripts/*.mjs', 'src/main.deno.ts'] },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },

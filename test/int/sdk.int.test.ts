@@ -8,7 +8,9 @@
  * retried; a PDF link decrypts and downloads.
  */
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { createServer, Socket, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -27,6 +29,7 @@ import { keyedUser } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
+import { runCommand } from '../support/service-process.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -255,6 +258,72 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     const download = await fetch(url);
     assert.equal(download.status, 200);
     assert.equal(new TextDecoder().decode((await download.arrayBuffer()).slice(0, 5)), '%PDF-');
+  });
+
+  it('ships as JavaScript: built, packed and installed into a fresh project, it typechecks and makes a charged call from plain Node', async () => {
+    const work = mkdtempSync(join(tmpdir(), 'sdk-consumer-'));
+    // Asynchronous: the service under test answers from this process's event loop.
+    const run = async (command: string, args: string[], cwd: string, env: Record<string, string> = {}) => {
+      const done = await runCommand(command, args, env, cwd);
+      assert.equal(done.code, 0, `${command} ${args.join(' ')}:\n${done.stdout}\n${done.stderr}`);
+      return done.stdout;
+    };
+    try {
+      await run('npm', ['run', 'sdk:build'], ROOT);
+      const tarball = (await run('npm', ['pack', '--pack-destination', work, './sdk/dist'], ROOT)).trim().split('\n').at(-1)!;
+      writeFileSync(join(work, 'package.json'), JSON.stringify({ name: 'sdk-consumer', private: true, type: 'module' }));
+      await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', join(work, tarball)], work);
+      // A JavaScript project: plain node, no TypeScript loader.
+      writeFileSync(
+        join(work, 'search.mjs'),
+        [
+          "import { createCourtRecordsClient } from '@court-records/sdk';",
+          'const client = createCourtRecordsClient({ baseUrl: process.env.BASE_URL, apiKey: process.env.API_KEY });',
+          "const result = await client.searchCases({ body: { query: 'union of india', limit: 2 } });",
+          'console.log(JSON.stringify({ status: result.status, charged: result.creditsCharged, cases: result.body.data.length }));',
+        ].join('\n'),
+      );
+      const before = await balance(account.userId);
+      const answer = JSON.parse(
+        await run(process.execPath, ['search.mjs'], work, { BASE_URL: `${origin}${BASE}`, API_KEY: account.key }),
+      ) as {
+        status: number;
+        charged: number;
+        cases: number;
+      };
+      assert.deepEqual([answer.status, answer.charged], [200, SEARCH_PRICE]);
+      assert.ok(answer.cases > 0);
+      assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+      // A TypeScript project: the shipped declarations type the calls, and reject a wrong one.
+      writeFileSync(
+        join(work, 'tsconfig.json'),
+        JSON.stringify({
+          compilerOptions: {
+            strict: true,
+            module: 'nodenext',
+            moduleResolution: 'nodenext',
+            target: 'es2022',
+            lib: ['es2023', 'dom'],
+            types: [],
+            noEmit: true,
+          },
+          files: ['typed.ts'],
+        }),
+      );
+      writeFileSync(
+        join(work, 'typed.ts'),
+        [
+          "import { createCourtRecordsClient, type CourtRecordsClient } from '@court-records/sdk';",
+          "const client: CourtRecordsClient = createCourtRecordsClient({ baseUrl: 'https://api.example.in/api/v1/prod', apiKey: 'k' });",
+          "export const cases: Promise<number> = client.searchCases({ body: { query: 'q' } }).then((r) => r.body.data.length);",
+          '// @ts-expect-error searchCases needs a body with a query',
+          'export const wrong = client.searchCases({ body: { limit: 3 } });',
+        ].join('\n'),
+      );
+      await run(process.execPath, [createRequire(import.meta.url).resolve('typescript/bin/tsc'), '-p', 'tsconfig.json'], work);
+    } finally {
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 
   it('every charge it made is one CreditsCharged event with a server-made id', async () => {

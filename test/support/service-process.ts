@@ -23,10 +23,14 @@ export interface CommandRun {
   readonly stderr: string;
 }
 
-/** Runs a command to its end (the CLI, a second service), with `env` over this process's environment. */
-export function runCommand(command: string, args: readonly string[], env: Record<string, string>): Promise<CommandRun> {
+/** Runs a command to its end (the CLI, a second service), with `env` over this process's environment, in `cwd` (this one's by default). */
+export function runCommand(command: string, args: readonly string[], env: Record<string, string>, cwd?: string): Promise<CommandRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, [...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, [...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(cwd ? { cwd } : {}),
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
