@@ -5,6 +5,7 @@
  * TEMPORAL_ADDRESS, else the dev server started here), the analyser (OpenAI-compatible at
  * LLM_URL, else the local extractive one) and the activities over the real adapters.
  */
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Worker } from '@temporalio/worker';
@@ -152,6 +153,9 @@ export async function openWorkflowRuntime(
     };
   }
   logger.info({ address: runtime.address, namespace: runtime.namespace, ui: runtime.uiUrl }, 'Temporal ready');
+  // Where a worker started apart on this machine finds the dev server, which may not be on TEMPORAL_DEV_PORT.
+  const addressFile = devServerAddressFile(config.DATA_DIR);
+  if (!config.TEMPORAL_ADDRESS) writeFileSync(addressFile, `${runtime.address}\n`);
   // The dev server registers it from its flags; a cluster's namespace may not have it yet, and then refuses every start.
   if (config.TEMPORAL_ADDRESS)
     await registerSearchAttributes(runtime.client, runtime.namespace)
@@ -266,6 +270,25 @@ export async function openWorkflowRuntime(
       ]);
       if (stopped.includes(false)) logger.warn('a worker did not stop in its bound (the engine does not answer): closing under it');
       await runtime.close();
+      if (!config.TEMPORAL_ADDRESS) rmSync(addressFile, { force: true });
     },
   };
+}
+
+/** The file in which a service records the address of the dev server it started. */
+export function devServerAddressFile(dataDir: string): string {
+  return join(dataDir, 'temporal-dev-address');
+}
+
+/**
+ * The engine a worker apart from the API joins: TEMPORAL_ADDRESS, else the dev server the
+ * API on this machine started (its recorded address), else the dev server's configured port.
+ */
+export function workerTemporalAddress(config: Config): string {
+  if (config.TEMPORAL_ADDRESS) return config.TEMPORAL_ADDRESS;
+  try {
+    return readFileSync(devServerAddressFile(config.DATA_DIR), 'utf8').trim();
+  } catch {
+    return `127.0.0.1:${String(config.TEMPORAL_DEV_PORT)}`;
+  }
 }

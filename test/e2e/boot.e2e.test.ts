@@ -4,7 +4,9 @@
  */
 import assert from 'node:assert/strict';
 import { createDecipheriv, createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
+import { devServerAddressFile } from '../../src/compose-workflows.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { startService, type RunningService } from '../support/service-process.ts';
 
@@ -42,6 +44,8 @@ describe('the service under Node on embedded defaults', () => {
     assert.deepEqual(Object.keys(body.checks).sort(), [...SPEC_CHECKS, ...OUR_CHECKS].sort());
     assert.equal(body.checks.documentDatabase?.backend, 'pglite');
     assert.equal(body.checks.workflowEngine?.backend, 'temporal-dev-server');
+    // Recorded for `npm run worker` on this machine: the dev server's port may not be TEMPORAL_DEV_PORT's.
+    assert.match(readFileSync(devServerAddressFile(service.dataDir), 'utf8'), /^127\.0\.0\.1:\d+\n$/);
   });
 
   it('ingests the real corpus on first start and reports it in /coverage', async () => {

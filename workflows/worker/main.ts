@@ -14,7 +14,7 @@ import { StoredRecords } from '../../src/application/timeline/stored-records.ts'
 import { TimelineJobs } from '../../src/application/timeline/timeline-jobs.ts';
 import { CreditsService } from '../../src/application/credits/credits-service.ts';
 import { openDocumentStorage } from '../../src/adapters/storage/open-document-storage.ts';
-import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist } from '../../src/compose-workflows.ts';
+import { openWorkflowRuntime, payloadCodecOf, remoteFetchAllowlist, workerTemporalAddress } from '../../src/compose-workflows.ts';
 import { loadConfig, publicBaseUrl } from '../../src/config.ts';
 import { openDatabase } from '../../src/db/open.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
@@ -33,7 +33,7 @@ const runs = new AnalysisRuns({ db: database.db, store, credits, clock: systemCl
 const baseUrl = publicBaseUrl(config);
 const documents = openDocumentStorage({ ...config, PUBLIC_BASE_URL: baseUrl }, systemClock);
 const runtime = await openWorkflowRuntime(
-  { ...config, TEMPORAL_ADDRESS: config.TEMPORAL_ADDRESS ?? `127.0.0.1:${String(config.TEMPORAL_DEV_PORT)}` },
+  { ...config, TEMPORAL_ADDRESS: workerTemporalAddress(config) },
   {
     logger,
     codec: await payloadCodecOf(config),
