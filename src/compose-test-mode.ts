@@ -10,10 +10,12 @@
  *   account's test ledger opens with TEST_MODE_CREDITS test credits, granted on its first
  *   test call; they are worth nothing and never touch the live ledger.
  * - Deterministic by construction: the local extractive analyser and the local context
- *   reader (never an LLM, whatever LLM_URL says), no remote document fetch, no live portal.
+ *   reader (never an LLM, whatever LLM_URL says), no remote document fetch, and live fetches
+ *   answered by the fixture portal (the High Court fixtures' records) instead of a court's.
  * - Workflows run the same code on test mode's own task queues with `test-` workflow ids,
  *   on workers in this process bound to the test stores.
  * - Document links point under /test-mode/ and are signed with a secret of its own.
+ * - Its facts become webhook deliveries to the account's test endpoints (webhook-outbox.ts).
  *
  * The keys themselves, their accounts and their standing stay live: a test key is a key of
  * a live account, authenticated, limited and revocable like any other. Built on the first
@@ -65,6 +67,7 @@ import { createAnalysisActivities } from '../workflows/activities/analysis-activ
 import { createTimelineActivities } from '../workflows/activities/timeline-activities.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
 import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
+import { FixtureCourtPortal, PORTAL_FIXTURES } from './adapters/court-portal/fixture-portal.ts';
 import type { Db } from './db/database.ts';
 import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline } from './wiring.ts';
@@ -252,7 +255,8 @@ async function build(options: TestModeOptions): Promise<Built> {
       application,
       cases: research.cases,
       workflows: engines.timeline,
-      livePortal: false,
+      // Live fetches go to the fixture portal, which needs the corpus folder.
+      livePortal: config.CORPUS_DIR !== undefined,
       clock,
       ids: randomIds,
       watchdog,
@@ -365,7 +369,10 @@ async function testWorkflows(o: TestModeOptions, onClose: (() => Promise<void>)[
       const timelineActivities = createTimelineActivities({
         jobs: adapters.timeline.jobs,
         records: adapters.timeline.records,
-        portal: noCourtPortal('test mode has no court portal'),
+        // The fixtures' records, deterministic: a live fetch runs its whole paid path for test credits.
+        portal: o.config.CORPUS_DIR
+          ? new FixtureCourtPortal(join(o.config.CORPUS_DIR, PORTAL_FIXTURES))
+          : noCourtPortal('test mode has no CORPUS_DIR, so no fixture portal'),
         documents: adapters.documents,
         clock: o.clock,
       });

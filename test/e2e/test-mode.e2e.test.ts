@@ -180,6 +180,27 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
     assert.deepEqual([after.res.status, after.body.code], [401, 'API_KEY_REVOKED']);
   });
 
+  it('runs a live fetch (refresh: true) through the fixture portal for test credits, and its stored order PDF downloads', async () => {
+    const before = await balance(testKey);
+    const started = await call(testKey, 'POST', '/request-timeline', { cnr: 'JKHC020113752018', refresh: true });
+    assert.equal(started.res.status, 202, JSON.stringify(started.body));
+    const requestId = String((started.body.data as Json).requestId);
+    let job: Json = started.body.data as Json;
+    for (let i = 0; i < 120 && job.status === 'running'; i += 1) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      job = (await call(testKey, 'GET', `/request-timeline/${requestId}`)).body.data as Json;
+    }
+    assert.equal(job.status, 'completed', JSON.stringify(job));
+    assert.deepEqual(job.charge, { credits: 50, state: 'charged' });
+    assert.equal((job.timeline as Json | null)?.cnr, 'JKHC020113752018', JSON.stringify(job.timeline));
+    assert.equal(await balance(testKey), before - 50, 'the live fetch was charged to the test ledger');
+    // The portal's latest order document is stored, in test mode only.
+    const pdf = await call(testKey, 'GET', `/cases/${String(job.caseId)}/pdf`);
+    assert.equal(pdf.res.status, 200, JSON.stringify(pdf.body));
+    const live = await call(liveKey, 'GET', `/request-timeline/${requestId}`);
+    assert.deepEqual([live.res.status, live.body.code], [404, 'JOB_NOT_FOUND'], 'the live side has no such job');
+  });
+
   it('sends test-mode events to the account’s test endpoints only, and live ones to its live endpoints, signed and marked', async () => {
     const origin = new URL(api).origin;
     const login = await fetch(`${origin}/api/settings/login`, {
