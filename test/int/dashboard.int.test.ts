@@ -367,7 +367,7 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     assert.ok(secret, 'the secret is shown');
     const [endpoint] = await t.webhooks.endpoints.list(users.solo);
     assert.ok(endpoint);
-    assert.deepEqual(endpoint.eventTypes, ['analysis.stored', 'timeline.completed']);
+    assert.deepEqual([endpoint.eventTypes, endpoint.mode], [['analysis.stored', 'timeline.completed'], 'live']);
     const listed = await (await request('/dashboard/webhooks', { session: solo })).text();
     assert.ok(listed.includes('http://127.0.0.1:9/hooks') && !listed.includes(secret), 'listed, without the secret');
 
@@ -378,6 +378,7 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     const bad: Record<string, string>[] = [
       { url: 'ftp://example.in/x', 'event:analysis.stored': 'on' },
       { url: 'https://hooks.example.in/x' },
+      { url: 'https://hooks.example.in/x', 'event:analysis.stored': 'on', mode: 'sandbox' },
     ];
     for (const fields of bad) {
       const refused = await request('/dashboard/webhooks', { session: solo, form: form(fields) });
@@ -398,6 +399,17 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     const removed = await request(`/dashboard/webhooks/${endpoint.id}/remove`, { session: solo, form: form({}) });
     assert.equal(removed.status, 200);
     assert.deepEqual(await t.webhooks.endpoints.list(users.solo), []);
+
+    // Test mode's endpoint: chosen on the form, shown as such.
+    const test = await request('/dashboard/webhooks', {
+      session: solo,
+      form: form({ url: 'http://127.0.0.1:9/test-hooks', 'event:timeline.completed': 'on', mode: 'test' }),
+    });
+    assert.equal(test.status, 201);
+    const [testEndpoint] = await t.webhooks.endpoints.list(users.solo);
+    assert.equal(testEndpoint?.mode, 'test');
+    assert.match(await (await request('/dashboard/webhooks', { session: solo })).text(), /test mode<\/span> · timeline\.completed/);
+    await request(`/dashboard/webhooks/${testEndpoint.id}/remove`, { session: solo, form: form({}) });
   });
 
   it('is not in either OpenAPI document', async () => {
