@@ -60,6 +60,7 @@ import type { App } from './http/app-types.ts';
 import type { AppEnv } from './http/env.ts';
 import type { Cache } from './ports/cache.ts';
 import { randomIds, systemClock, type Clock } from './ports/clock.ts';
+import { endsWithin } from './application/ends-within.ts';
 import type { DependencyProbe } from './ports/health.ts';
 
 export interface Service {
@@ -554,13 +555,7 @@ export async function composeService(
     drainAndClose: async () => {
       const drained = await inFlight.drain(config.SHUTDOWN_DRAIN_SECONDS * 1000);
       const abandoned = drained ? 0 : inFlight.count;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const closed = await Promise.race([
-        close().then(() => true),
-        new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), CLOSE_BOUND_MS))),
-      ]);
-      clearTimeout(timer);
-      return { abandoned, closed };
+      return { abandoned, closed: await endsWithin(close(), CLOSE_BOUND_MS) };
     },
     close,
   };

@@ -395,15 +395,20 @@ for (const factory of databases) {
         .execute();
     }
 
-    it('starts again, under the same webhook-id, a pending delivery whose workflow the engine lost', async () => {
-      const endpoint = await register('second', '/lost', ['analysis.stored']);
+    /** An endpoint at `path` answering 503 to every attempt, and the delivery of a stored analysis to it, once attempted. */
+    async function failingDelivery(path: string): Promise<{ endpoint: { id: string; secret: string }; deliveryId: string }> {
+      const endpoint = await register('second', path, ['analysis.stored']);
       receiver.scripts.set(
-        '/lost',
+        path,
         Array.from({ length: 1_000 }, () => 503),
       );
       await analysisEnds('second');
-      await eventually('a first attempt', () => receiver.at('/lost').length >= 1, pump);
-      const deliveryId = receiver.at('/lost')[0]!.headers['webhook-id'] as string;
+      await eventually('a first attempt', () => receiver.at(path).length >= 1, pump);
+      return { endpoint, deliveryId: receiver.at(path)[0]!.headers['webhook-id'] as string };
+    }
+
+    it('starts again, under the same webhook-id, a pending delivery whose workflow the engine lost', async () => {
+      const { endpoint, deliveryId } = await failingDelivery('/lost');
       // The engine loses the run: its history deleted, as a wiped or in-memory dev server would.
       const workflowId = workflowIds.webhook(deliveryId);
       await temporal.runtime.client.workflowService.deleteWorkflowExecution({
@@ -437,14 +442,7 @@ for (const factory of databases) {
     });
 
     it('fails a pending delivery whose workflow was ended from outside, and sends nothing more', async () => {
-      const endpoint = await register('second', '/ended', ['analysis.stored']);
-      receiver.scripts.set(
-        '/ended',
-        Array.from({ length: 1_000 }, () => 503),
-      );
-      await analysisEnds('second');
-      await eventually('a first attempt', () => receiver.at('/ended').length >= 1, pump);
-      const deliveryId = receiver.at('/ended')[0]!.headers['webhook-id'] as string;
+      const { endpoint, deliveryId } = await failingDelivery('/ended');
       await temporal.runtime.client.workflow.getHandle(workflowIds.webhook(deliveryId)).terminate('ended by an operator');
       await quietForAnHour(deliveryId);
       await eventually('the failed mark', async () => (await delivery(deliveryId))?.status === 'failed', pump);

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { CASE_HISTORY_PATH, ORDER_DOCUMENT_PATH, RECORD_NOT_FOUND } from '../../src/adapters/court-portal/ecourts-http-portal.ts';
 import {
   DOCUMENT_NOT_HELD,
+  jsonlRows,
   onTheWire,
   orderListingPdf,
   orderOf,
@@ -29,10 +30,7 @@ export const FIXTURES_DIR = join(corpusDir, PORTAL_FIXTURES);
 
 /** The rows of one of the fixtures' JSONL files, as parsed JSON objects. */
 export function fixtureRows(file: 'case_details.jsonl' | 'cases.jsonl' | 'hearings.jsonl'): FixtureRecord[] {
-  return readFileSync(join(FIXTURES_DIR, file), 'utf8')
-    .split('\n')
-    .filter((line) => line.trim() !== '')
-    .map((line) => JSON.parse(line) as FixtureRecord);
+  return jsonlRows(readFileSync(join(FIXTURES_DIR, file), 'utf8'));
 }
 
 /** Every record by CNR, as the fixture portal holds them. */

@@ -27,11 +27,16 @@ export const PORTAL_FIXTURES = 'ecourts-hc-case-status-fixtures';
 /** What every order PDF rendered from the fixtures says in place of the order's text. */
 export const DOCUMENT_NOT_HELD = 'Document text not held in this fixture';
 
-async function rows(dir: string, file: 'case_details.jsonl' | 'cases.jsonl'): Promise<FixtureRecord[]> {
-  return (await readFile(join(dir, file), 'utf8'))
+/** The rows of a fixture JSONL file's text. */
+export function jsonlRows(text: string): FixtureRecord[] {
+  return text
     .split('\n')
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as FixtureRecord);
+}
+
+async function rows(dir: string, file: 'case_details.jsonl' | 'cases.jsonl'): Promise<FixtureRecord[]> {
+  return jsonlRows(await readFile(join(dir, file), 'utf8'));
 }
 
 /** Records by CNR from case details, then list-level search results: the first of a CNR kept, as ingest does. */

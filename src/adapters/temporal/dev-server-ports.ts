@@ -66,11 +66,10 @@ function readProc(pid: string, file: string): string | undefined {
   }
 }
 
-/** The parent pid from /proc/<pid>/stat, whose second field (the name) may hold spaces and parentheses. */
-function parentOf(pid: string): string | undefined {
+/** The fields of /proc/<pid>/stat after the name (which may hold spaces and parentheses): state, parent pid, ... */
+function statFields(pid: string): string[] | undefined {
   const stat = readProc(pid, 'stat');
-  if (!stat) return undefined;
-  return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1];
+  return stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
 }
 
 const RUNTIMES = /^(?:node|deno|bun)(?:\.exe)?$/;
@@ -89,7 +88,7 @@ export function devServersOn(dbFilename: string): DevServerProcess[] {
     if (!args?.includes('start-dev')) continue;
     const at = args.indexOf('--db-filename');
     if (at < 0 || args[at + 1] !== dbFilename) continue;
-    const parent = parentOf(pid);
+    const parent = statFields(pid)?.[1];
     const parentProgram = parent && parent !== '1' ? readProc(parent, 'cmdline')?.split('\0')[0] : undefined;
     found.push({ pid: Number(pid), orphaned: !parentProgram || !RUNTIMES.test(basename(parentProgram)) });
   }
@@ -103,8 +102,7 @@ export function processRunning(pid: number): boolean {
   } catch {
     return false;
   }
-  const stat = readProc(String(pid), 'stat');
-  return stat === undefined || stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+  return statFields(String(pid))?.[0] !== 'Z';
 }
 
 /** SIGTERM, then SIGKILL after `graceMs`; resolves once the process is gone, or rejects if a SIGKILL leaves it. */
@@ -116,14 +114,16 @@ export async function stopProcess(pid: number, graceMs = 5_000): Promise<void> {
       // already gone
     }
   };
+  const gone = async (withinMs: number) => {
+    const deadline = Date.now() + withinMs;
+    while (processRunning(pid)) {
+      if (Date.now() > deadline) return false;
+      await delay(50);
+    }
+    return true;
+  };
   signal('SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (processRunning(pid) && Date.now() < deadline) await delay(100);
-  if (!processRunning(pid)) return;
+  if (await gone(graceMs)) return;
   signal('SIGKILL');
-  const killDeadline = Date.now() + graceMs;
-  while (processRunning(pid)) {
-    if (Date.now() > killDeadline) throw new Error(`process ${String(pid)} outlived SIGKILL`);
-    await delay(50);
-  }
+  if (!(await gone(graceMs))) throw new Error(`process ${String(pid)} outlived SIGKILL`);
 }

@@ -7,6 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { endsWithin } from '../../application/ends-within.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
@@ -46,7 +47,7 @@ export async function createWorker(
 }
 
 /** How long a worker's shutdown may wait for the engine before the process closes under it. */
-export const WORKER_STOP_BOUND_MS = 5_000;
+const WORKER_STOP_BOUND_MS = 5_000;
 
 /**
  * Shuts `worker` down and waits for its `running` (its `run()`) to end, for at most
@@ -55,12 +56,5 @@ export const WORKER_STOP_BOUND_MS = 5_000;
  */
 export async function stopWorker(worker: Worker | undefined, running: Promise<unknown> | undefined): Promise<boolean> {
   if (worker?.getState() === 'RUNNING') worker.shutdown();
-  if (!running) return true;
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const ended = await Promise.race([
-    running.then(() => true),
-    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), WORKER_STOP_BOUND_MS))),
-  ]);
-  clearTimeout(timer);
-  return ended;
+  return running ? endsWithin(running, WORKER_STOP_BOUND_MS) : true;
 }

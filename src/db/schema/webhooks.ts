@@ -57,5 +57,9 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_unstarted_idx').on(t.workflowStarted, t.createdAt),
     // The retention sweep's: ended deliveries by when they ended.
     index('webhook_deliveries_finished_idx').on(t.finishedAt),
+    // The watchdog's, every dispatch pass: the few pending deliveries, not every one ever sent.
+    index('webhook_deliveries_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.status} = 'pending'`),
   ],
 );
