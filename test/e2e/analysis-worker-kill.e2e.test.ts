@@ -61,7 +61,13 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
       address: undefined,
       namespace: 'default',
       dataConverter,
-      devServer: { dbFilename: undefined, cliPath: temporalCli(), port: undefined, uiPort: undefined, codecEndpoint: undefined },
+      devServer: {
+        dbFilename: undefined,
+        cli: temporalCli() ?? { path: undefined, source: 'download' },
+        port: undefined,
+        uiPort: undefined,
+        codecEndpoint: undefined,
+      },
     });
     // A short attempt limit: an activity on a killed worker is retried elsewhere after it.
     portal = await startEcourtsPortalServer();

@@ -1,9 +1,12 @@
 /**
- * Black-box: the README's quickstart. The real service on embedded defaults with nothing
- * configured (no ADMIN_TOKEN), then `court-records dev seed` run from the same environment
- * as `npm start` (HOST, PORT, DATA_DIR), then the printed curl lines run as printed: the
- * first keyed calls a new user makes. Also its refusals: a wrong token, a bad flag, no
- * token to be found.
+ * Black-box: the README's quickstart on a machine with no internet. The real service on
+ * embedded defaults with nothing configured (no ADMIN_TOKEN, no `temporal` on PATH, no
+ * TEMPORAL_CLI_PATH, the Temporal CLI's download refused by a recording loopback proxy),
+ * then `court-records dev seed` run from the same environment as `npm start` (HOST, PORT,
+ * DATA_DIR), then the printed curl lines run as printed: the first keyed calls a new user
+ * makes. The workflow engine runs from ../shared/bin/temporal: an analysis is stored and
+ * its webhook delivered, and no download was attempted. Also its refusals: a wrong token,
+ * a bad flag, no token to be found.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -11,8 +14,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { openTemporal } from '../../src/adapters/temporal/temporal-runtime.ts';
 import { corpusDir } from '../support/corpus.ts';
+import { noInternet, type NoInternet } from '../support/no-internet.ts';
 import { runCommand, startService, type CommandRun, type RunningService } from '../support/service-process.ts';
+import { testDataConverter } from '../support/temporal.ts';
 
 const skip = process.env.ADMIN_TOKEN ? 'ADMIN_TOKEN is set in the test environment' : false;
 
@@ -51,18 +57,135 @@ async function searchable(env: Record<string, string>): Promise<void> {
   throw new Error('the first start never made the corpus searchable');
 }
 
-describe('quickstart: npm start, then court-records dev seed, then the printed curl', { skip }, () => {
+/** A dev listen receiving `count` events: resolves once it listens; `exited` is its exit code. */
+async function listen(
+  env: Record<string, string>,
+  account: { email: string; password: string },
+  args: readonly string[],
+): Promise<{ exited: Promise<number | null>; stdout: () => string; stderr: () => string; kill: () => void }> {
+  const listener = spawn(process.execPath, ['bin/court-records.mjs', 'dev', 'listen', '--email', account.email, ...args], {
+    env: { ...process.env, ...env, COURT_RECORDS_PASSWORD: account.password },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  listener.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => listener.once('close', resolve));
+  await new Promise<void>((resolve, reject) => {
+    listener.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      if (stderr.includes('listening on')) resolve();
+    });
+    void exited.then(() => reject(new Error(`dev listen ended before listening: ${stderr}`)));
+  });
+  return { exited, stdout: () => stdout, stderr: () => stderr, kill: () => listener.kill('SIGKILL') };
+}
+
+/** Waits for `listener` to end, within `ms`, and returns the one delivery it printed. */
+async function delivered(
+  listener: Awaited<ReturnType<typeof listen>>,
+  ms: number,
+): Promise<{ webhookId: string; type: string; data: Record<string, unknown> }> {
+  const timeout = setTimeout(listener.kill, ms);
+  const code = await listener.exited;
+  clearTimeout(timeout);
+  assert.equal(code, 0, `stdout: ${listener.stdout()}\nstderr: ${listener.stderr()}`);
+  return JSON.parse(listener.stdout().trim()) as { webhookId: string; type: string; data: Record<string, unknown> };
+}
+
+describe('quickstart: npm start with no internet, then court-records dev seed, then the printed curl', { skip }, () => {
   let service: RunningService;
   let env: Record<string, string>;
+  let offline: NoInternet;
 
   before(async () => {
-    service = await startService('node', { AUTO_INGEST: 'true', CORPUS_DIR: corpusDir });
+    offline = await noInternet();
+    service = await startService('node', { AUTO_INGEST: 'true', CORPUS_DIR: corpusDir, ...offline.env });
     const url = new URL(service.url);
     // What `npm start` read: the command finds the service and its local token from the same variables.
     env = { HOST: url.hostname, PORT: url.port, DATA_DIR: service.dataDir, DATABASE_URL: '', COURT_RECORDS_URL: '' };
     await searchable(env);
   });
-  after(async () => service.stop());
+  after(async () => {
+    await service.stop();
+    await offline.close();
+  });
+
+  it('refuses the Temporal CLI download in such an environment, so a service that attempted it would have no engine', async () => {
+    // A proxy of its own: the service's must never be asked anything.
+    const control = await noInternet();
+    const saved = { ...process.env };
+    Object.assign(process.env, control.env);
+    try {
+      const { dataConverter } = await testDataConverter();
+      await assert.rejects(
+        openTemporal({
+          address: undefined,
+          namespace: 'default',
+          dataConverter,
+          devServer: {
+            dbFilename: undefined,
+            cli: { path: undefined, source: 'download' },
+            port: undefined,
+            uiPort: undefined,
+            codecEndpoint: undefined,
+          },
+        }),
+        /no Temporal CLI at TEMPORAL_CLI_PATH, on PATH or in \.\.\/shared\/bin, and its download failed/,
+      );
+      assert.ok(
+        control.tunnels().some((line) => line.startsWith('CONNECT ')),
+        `the download asked the proxy: ${control.tunnels().join('; ')}`,
+      );
+    } finally {
+      for (const name of Object.keys(control.env)) Reflect.deleteProperty(process.env, name);
+      Object.assign(process.env, saved);
+      await control.close();
+    }
+  });
+
+  it('runs its workflow engine from ../shared/bin/temporal, named in the log and in deep health, and never tries the download', async () => {
+    let check: { ok: boolean; backend: string; source?: string } | undefined;
+    for (let i = 0; i < 120; i += 1) {
+      const body = (await (await fetch(`${service.url}/api/v1/prod/health?deep=1`)).json()) as {
+        checks: { workflowEngine?: { ok: boolean; backend: string; source?: string }; workers?: { ok: boolean } };
+      };
+      check = body.checks.workflowEngine;
+      if (check?.ok && body.checks.workers?.ok) break;
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    assert.deepEqual(check, { ...check, ok: true, backend: 'temporal-dev-server', source: 'temporal CLI: ../shared/bin/temporal' });
+    assert.match(service.output(), /"source":"\.\.\/shared\/bin\/temporal".*"msg":"Temporal CLI for the embedded dev server"/);
+    assert.deepEqual(offline.tunnels(), [], 'the service asked nothing of the internet');
+  });
+
+  it('stores an analysis and delivers its analysis.stored webhook, on the engine it found without the internet', async () => {
+    const seeded = await seed(['--json', '--credits', '1000'], env);
+    assert.equal(seeded.code, 0, seeded.stderr);
+    const account = JSON.parse(seeded.stdout) as { email: string; password: string; apiKey: string; apiRoot: string };
+    const listener = await listen(env, account, ['--events', 'analysis.stored', '--count', '1']);
+    const caseId = 'sc-inabs-5861';
+    const analyze = () =>
+      fetch(`${account.apiRoot}/cases/${caseId}/analyze`, {
+        method: 'POST',
+        headers: { 'X-API-Key': account.apiKey, 'Content-Type': 'application/json' },
+        body: '{}',
+      });
+    // The first start ingests the judgments with full text after the metadata: until then the case is not found (uncharged).
+    let admitted = await analyze();
+    for (let i = 0; i < 180 && admitted.status === 404; i += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      admitted = await analyze();
+    }
+    assert.equal(admitted.status, 202, await admitted.clone().text());
+    const delivery = await delivered(listener, 240_000);
+    assert.equal(delivery.type, 'analysis.stored', JSON.stringify(delivery));
+    assert.equal(delivery.data.caseId, caseId);
+    const read = await fetch(`${account.apiRoot}/cases/${caseId}/analysis`, { headers: { 'X-API-Key': account.apiKey } });
+    assert.equal(read.status, 200);
+    assert.equal(((await read.json()) as { data: { hasAnalysis: boolean } }).data.hasAnalysis, true);
+    assert.deepEqual(offline.tunnels(), [], 'the analysis asked nothing of the internet');
+  });
 
   it('creates a funded Enterprise account and a key, and the printed calls answer with it', async () => {
     const result = await seed([], env);
@@ -156,21 +279,7 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     assert.ok(keys.includes(`crk_live...${account.apiKey.slice(-4)}`), 'the seeded live key is listed');
 
     // dev listen: registered once it says so on stderr; then a timeline's completed event arrives, verified.
-    const listener = spawn(process.execPath, ['bin/court-records.mjs', 'dev', 'listen', '--email', account.email, '--count', '1'], {
-      env: { ...process.env, ...env, COURT_RECORDS_PASSWORD: account.password },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    listener.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    const exited = new Promise<number | null>((resolve) => listener.once('close', resolve));
-    await new Promise<void>((resolve, reject) => {
-      listener.stderr.on('data', (chunk: Buffer) => {
-        stderr += chunk.toString();
-        if (stderr.includes('listening on')) resolve();
-      });
-      void exited.then(() => reject(new Error(`dev listen ended before listening: ${stderr}`)));
-    });
+    const listener = await listen(env, account, ['--count', '1']);
     const timeline = await fetch(`${account.apiRoot}/request-timeline`, {
       method: 'POST',
       headers: { 'X-API-Key': account.apiKey, 'Content-Type': 'application/json' },
@@ -178,12 +287,8 @@ describe('quickstart: npm start, then court-records dev seed, then the printed c
     });
     assert.equal(timeline.status, 202, await timeline.clone().text());
     const requestId = ((await timeline.json()) as { data: { requestId: string } }).data.requestId;
-    const timeout = setTimeout(() => listener.kill('SIGKILL'), 240_000);
-    const code = await exited;
-    clearTimeout(timeout);
-    assert.equal(code, 0, `stdout: ${stdout}\nstderr: ${stderr}`);
-    const delivery = JSON.parse(stdout.trim()) as { webhookId: string; type: string; data: { requestId: string } };
-    assert.equal(delivery.type, 'timeline.completed', stdout);
+    const delivery = await delivered(listener, 240_000);
+    assert.equal(delivery.type, 'timeline.completed', JSON.stringify(delivery));
     assert.equal(delivery.data.requestId, requestId);
     assert.match(delivery.webhookId, /\S/);
     assert.ok(!service.output().includes(account.password), 'the dashboard password reached the service log');

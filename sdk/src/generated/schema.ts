@@ -468,6 +468,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -478,6 +483,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -488,6 +498,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -498,6 +513,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -508,6 +528,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -519,6 +544,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -530,6 +560,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";
@@ -541,6 +576,11 @@ export interface components {
                     hard: boolean;
                     /** @example pglite */
                     backend: string;
+                    /**
+                     * @description How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.
+                     * @example temporal CLI: ../shared/bin/temporal
+                     */
+                    source?: string;
                     latencyMs: number;
                     /** @enum {string} */
                     error?: "timeout" | "unavailable";

@@ -2,8 +2,8 @@
  * The Temporal connection the service and its worker use. With TEMPORAL_ADDRESS set it
  * connects to that cluster; without, it starts the Temporal CLI's dev server (SQLite file
  * in DATA_DIR, Web UI on its own port) and stops it on close, so the embedded default runs
- * workflows too. The CLI is found at TEMPORAL_CLI_PATH, else on PATH, else downloaded once
- * into the system temp folder by the Temporal SDK. Every payload passes the codec.
+ * workflows too. Which CLI runs is the caller's choice (temporal-cli.ts); only with none
+ * found does the Temporal SDK download one. Every payload passes the codec.
  *
  * It is this service's own server: a port another process holds is given up for a free
  * one, and a server a killed service left on this DATA_DIR is stopped (dev-server-ports.ts).
@@ -14,8 +14,6 @@
  * only a refused connection counts as dead. `engineProbe` and `workersProbe` tell the
  * health check whether the engine answers and whether any worker polls each task queue.
  */
-import { accessSync, constants } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
@@ -25,6 +23,7 @@ import { PeriodicTask } from '../../application/periodic-task.ts';
 import { engineCall } from './engine-calls.ts';
 import { devServersOn, portOpen, portToUse, stopProcess } from './dev-server-ports.ts';
 import { DEV_SERVER_FLAGS } from './search-attributes.ts';
+import type { TemporalCli } from './temporal-cli.ts';
 
 export interface TemporalRuntime {
   readonly client: Client;
@@ -37,6 +36,8 @@ export interface TemporalRuntime {
    * endpoint trusts this exact origin); null on a real cluster or without a UI.
    */
   readonly uiUrl: string | null;
+  /** The CLI the dev server runs; null on a real cluster. */
+  readonly cli: TemporalCli | null;
   /** Resolves when the engine's frontend answers a health check. */
   engineProbe(signal: AbortSignal): Promise<void>;
   /** Resolves when every one of `taskQueues` has a worker that polled it lately. */
@@ -58,7 +59,7 @@ export interface TemporalOptions {
   readonly devServer: {
     /** SQLite file for workflow histories; undefined keeps them in memory (tests). */
     readonly dbFilename: string | undefined;
-    readonly cliPath: string | undefined;
+    readonly cli: TemporalCli;
     /** Undefined picks free ports (tests). */
     readonly port: number | undefined;
     readonly uiPort: number | undefined;
@@ -78,20 +79,6 @@ const DEAD_AFTER_REFUSALS = 2;
 
 /** Where the dev server and its Web UI listen: loopback only, never another machine. */
 const DEV_SERVER_IP = '127.0.0.1';
-
-/** The `temporal` CLI on PATH, if any. */
-function cliOnPath(): string | undefined {
-  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
-    const candidate = join(dir, 'temporal');
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // not in this folder
-    }
-  }
-  return undefined;
-}
 
 function probes(client: Client, connection: Connection, namespace: string): Pick<TemporalRuntime, 'engineProbe' | 'workersProbe'> {
   const within = <T>(signal: AbortSignal, call: () => Promise<T>) => engineCall(client, () => client.withAbortSignal(signal, call), 1_000);
@@ -129,6 +116,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
       namespace: options.namespace,
       address: options.address,
       uiUrl: null,
+      cli: null,
       ...probes(client, connection, options.namespace),
       close: async () => {
         await workerConnection.close();
@@ -155,7 +143,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
     if (chosen?.taken)
       notice({ wanted, using: chosen.port }, `the Temporal dev server's ${what} port is taken by another process: using a free one`);
   const uiPort = ui?.port;
-  const cliPath = dev.cliPath ?? cliOnPath();
+  const cliPath = dev.cli.path;
   const startServer = (port: number | undefined) =>
     TestWorkflowEnvironment.createLocal({
       server: {
@@ -175,7 +163,10 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
         ],
       },
     });
-  let env = await startServer(frontend?.port);
+  let env = await startServer(frontend?.port).catch((error: unknown) => {
+    if (cliPath) throw error;
+    throw new Error('no Temporal CLI at TEMPORAL_CLI_PATH, on PATH or in ../shared/bin, and its download failed', { cause: error });
+  });
   const address = env.address;
   // A restart must come back where the connections below point, even when the first start picked the port.
   const port = Number(address.slice(address.lastIndexOf(':') + 1));
@@ -213,6 +204,7 @@ export async function openTemporal(options: TemporalOptions): Promise<TemporalRu
     namespace: options.namespace,
     address,
     uiUrl: uiPort ? `http://${DEV_SERVER_IP}:${String(uiPort)}` : null,
+    cli: dev.cli,
     ...probes(client, connection, options.namespace),
     close: async () => {
       await supervisor?.stop();

@@ -9,6 +9,7 @@ export interface CheckResult {
   readonly ok: boolean;
   readonly hard: boolean;
   readonly backend: string;
+  readonly source?: string;
   readonly latencyMs: number;
   readonly error?: 'timeout' | 'unavailable';
 }
@@ -31,7 +32,7 @@ async function runProbe(
   const deadline = new Promise<typeof TIMED_OUT>((resolve) => {
     timer = setTimeout(() => resolve(TIMED_OUT), timeoutMs);
   });
-  const base = { hard: probe.hard, backend: probe.backend };
+  const base = { hard: probe.hard, backend: probe.backend, ...(probe.source ? { source: probe.source } : {}) };
   try {
     const outcome = await Promise.race([probe.check(controller.signal), deadline]);
     const latencyMs = Math.round(performance.now() - started);

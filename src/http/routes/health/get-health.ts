@@ -26,6 +26,11 @@ const CheckSchema = z.object({
   ok: z.boolean(),
   hard: z.boolean().openapi({ description: 'Hard dependencies decide the HTTP status.' }),
   backend: z.string().openapi({ example: 'pglite' }),
+  source: z.string().optional().openapi({
+    description:
+      'How the backend was found, where the service chose at start. The embedded workflow engine says which Temporal CLI runs its dev server: `temporal CLI: TEMPORAL_CLI_PATH`, `PATH`, `../shared/bin/temporal` or `download`.',
+    example: 'temporal CLI: ../shared/bin/temporal',
+  }),
   latencyMs: z.number().int(),
   error: z.enum(['timeout', 'unavailable']).optional(),
 });
