@@ -7,7 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { decryptPdfLink } from '../../src/adapters/crypto/pdf-link-cipher.ts';
+import { decryptPdfLink } from '../../src/http/pdf-link-cipher.ts';
 import { watermarkTagger } from '../../src/adapters/crypto/watermark-tag.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { listBillingAccounts, traceExtract } from '../../src/application/watermark/trace.ts';
@@ -18,6 +18,7 @@ import { scInAbsSource } from '../../src/corpus/sources/sc-inabs.ts';
 import { scIk50Source } from '../../src/corpus/sources/sc-ik50.ts';
 import type { OpenedDatabase } from '../../src/db/open.ts';
 import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
+import type { AnalysisWorkflows } from '../../src/ports/analysis-workflows.ts';
 import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
 import { createAccessFixture, enterpriseUser, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, KEY_HASH_SECRET, SettableClock, type TestApp } from '../support/app.ts';
@@ -27,6 +28,14 @@ import { securityMatrix } from '../support/security-matrix.ts';
 import { openPglite } from '../../src/db/open.ts';
 
 const operator = { kind: 'operator' } as const;
+
+/** An engine that takes every analysis start and runs nothing. */
+const startsNothing: AnalysisWorkflows = {
+  available: true,
+  startAnalysis: () => Promise.resolve('started'),
+  startConsolidated: () => Promise.reject(new Error('no consolidated run in the research matrix')),
+  analysisState: () => Promise.resolve('running'),
+};
 type Json = Record<string, unknown>;
 
 for (const factory of databases)
@@ -96,6 +105,13 @@ for (const factory of databases)
       securityMatrix({ method: 'GET', path: '/judges/search?q=singh', okStatus: 200, price: 1 }, matrix);
       securityMatrix({ method: 'GET', path: '/cases/sc-inabs-5861', okStatus: 200, price: 1 }, matrix);
       securityMatrix({ method: 'GET', path: '/cases/sc-inabs-5861/pdf', okStatus: 200, price: 5 }, matrix);
+      securityMatrix({ method: 'POST', path: '/search/cases/semantic', body: { query: 'appeal' }, okStatus: 200, price: 10 }, matrix);
+      // The gate is the subject here, not the run: an engine that accepts starts and runs nothing keeps the rows fast and apart.
+      const admitting = () => {
+        const gated = buildTestApp({ db: database.db, clock, index: new PostgresSearchIndex(database.db), workflows: startsNothing });
+        return { ...matrix(), app: gated.app };
+      };
+      securityMatrix({ method: 'POST', path: '/cases/sc-inabs-5861/analyze', body: {}, okStatus: 202, price: 100 }, admitting);
     });
 
     describe('POST /search/cases', () => {

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { decideAccess, type AccessSubject } from '../../src/domain/access/access.ts';
 import { allowedBy, parseCidr } from '../../src/domain/access/cidr.ts';
 import { limitsFor } from '../../src/domain/access/tiers.ts';
+import { rule } from '../support/decider-spec.ts';
 
 describe('CIDR allowlists', () => {
   it('matches IPv4 ranges and single addresses', () => {
@@ -38,13 +39,15 @@ describe('access decision order', () => {
   };
   const policy = { entitledTiers: ['enterprise'] as const };
 
+  const access = rule(decideAccess);
+
   it('admits an entitled account in good standing', () => {
-    assert.equal(decideAccess(ok, policy, now), null);
+    access.when(ok, policy, now).thenAdmits();
   });
 
   it('honours a rotated key until its grace ends, then expires it', () => {
-    assert.equal(decideAccess({ ...ok, key: { status: 'rotated', graceEndsAt: '2026-11-26T10:00:01.000Z' } }, policy, now), null);
-    assert.equal(decideAccess({ ...ok, key: { status: 'rotated', graceEndsAt: now } }, policy, now), 'KeyExpired');
+    access.when({ ...ok, key: { status: 'rotated', graceEndsAt: '2026-11-26T10:00:01.000Z' } }, policy, now).thenAdmits();
+    access.when({ ...ok, key: { status: 'rotated', graceEndsAt: now } }, policy, now).thenRefuses('KeyExpired');
   });
 
   it('checks key, then organisation, then standing, then plan', () => {
@@ -53,22 +56,22 @@ describe('access decision order', () => {
       user: { standing: 'suspended', tier: 'free', trial: true, apiAccess: false },
       organization: { status: 'deactivated' },
     };
-    assert.equal(decideAccess(worst, policy, now), 'KeyRevoked');
+    access.when(worst, policy, now).thenRefuses('KeyRevoked');
     const keyOk = { ...worst, key: ok.key };
-    assert.equal(decideAccess(keyOk, policy, now), 'OrganizationDeactivated');
+    access.when(keyOk, policy, now).thenRefuses('OrganizationDeactivated');
     const orgOk = { ...keyOk, organization: ok.organization };
-    assert.equal(decideAccess(orgOk, policy, now), 'AccountSuspended');
-    assert.equal(decideAccess({ ...orgOk, user: { ...worst.user!, standing: 'billing_inactive' } }, policy, now), 'BillingInactive');
-    assert.equal(decideAccess({ ...orgOk, user: { ...worst.user!, standing: 'active' } }, policy, now), 'TrialAccount');
-    assert.equal(decideAccess({ ...orgOk, user: { ...worst.user!, standing: 'active', trial: false } }, policy, now), 'PlanNotEntitled');
-    assert.equal(decideAccess({ ...ok, user: { ...ok.user!, apiAccess: false } }, policy, now), 'ApiAccessNotProvisioned');
-    assert.equal(decideAccess({ ...ok, user: null }, policy, now), 'AccountNotFound');
+    access.when(orgOk, policy, now).thenRefuses('AccountSuspended');
+    access.when({ ...orgOk, user: { ...worst.user!, standing: 'billing_inactive' } }, policy, now).thenRefuses('BillingInactive');
+    access.when({ ...orgOk, user: { ...worst.user!, standing: 'active' } }, policy, now).thenRefuses('TrialAccount');
+    access.when({ ...orgOk, user: { ...worst.user!, standing: 'active', trial: false } }, policy, now).thenRefuses('PlanNotEntitled');
+    access.when({ ...ok, user: { ...ok.user!, apiAccess: false } }, policy, now).thenRefuses('ApiAccessNotProvisioned');
+    access.when({ ...ok, user: null }, policy, now).thenRefuses('AccountNotFound');
   });
 
   it('lets configuration widen the entitled plans', () => {
     const payg = { ...ok, user: { ...ok.user!, tier: 'payg' as const } };
-    assert.equal(decideAccess(payg, policy, now), 'PlanNotEntitled');
-    assert.equal(decideAccess(payg, { entitledTiers: ['payg', 'enterprise'] }, now), null);
+    access.when(payg, policy, now).thenRefuses('PlanNotEntitled');
+    access.when(payg, { entitledTiers: ['payg', 'enterprise'] }, now).thenAdmits();
   });
 });
 

@@ -9,7 +9,6 @@ import {
   rotatedName,
   type ApiKeyEvent,
 } from '../../src/domain/api-key/api-key.ts';
-import { fold } from '../../src/domain/decider.ts';
 import {
   decideOrganization,
   evolveOrganization,
@@ -17,39 +16,32 @@ import {
   type OrganizationEvent,
 } from '../../src/domain/organization/organization.ts';
 import { decideUser, evolveUser, initialUser, type UserProfile } from '../../src/domain/user/user.ts';
+import { spec } from '../support/decider-spec.ts';
 
 const key = { keyId: 'key_1', userId: 'usr_1', organizationId: 'org_1', name: 'production', keyHash: 'h', displayKey: 'crk_live...Ab12' };
 
 describe('API key decider', () => {
+  const apiKey = spec({ decide: decideApiKey, evolve: evolveApiKey, initialState: initialApiKey });
   const created: ApiKeyEvent = { type: 'ApiKeyCreated', data: { ...key, createdAt: '2026-11-26T00:00:00.000Z', rotatedFrom: null } };
 
   it('rotates an active key into a 24-hour grace window', () => {
-    const state = fold(evolveApiKey, initialApiKey, [created]);
-    const decision = decideApiKey({ type: 'RotateApiKey', keyId: 'key_1', replacedBy: 'key_2', at: '2026-11-26T10:00:00.000Z' }, state);
-    assert.deepEqual(decision, {
-      ok: true,
-      events: [
+    apiKey
+      .given([created])
+      .when({ type: 'RotateApiKey', keyId: 'key_1', replacedBy: 'key_2', at: '2026-11-26T10:00:00.000Z' })
+      .then([
         {
           type: 'ApiKeyRotated',
           data: { keyId: 'key_1', replacedBy: 'key_2', rotatedAt: '2026-11-26T10:00:00.000Z', graceEndsAt: '2026-11-27T10:00:00.000Z' },
         },
-      ],
-    });
+      ]);
   });
 
   it('refuses to rotate a key twice or one that does not exist', () => {
-    const rotated = fold(evolveApiKey, initialApiKey, [
-      created,
-      { type: 'ApiKeyRotated', data: { keyId: 'key_1', replacedBy: 'key_2', rotatedAt: 'x', graceEndsAt: 'y' } },
-    ]);
-    assert.deepEqual(decideApiKey({ type: 'RotateApiKey', keyId: 'key_1', replacedBy: 'key_3', at: 'z' }, rotated), {
-      ok: false,
-      error: { tag: 'KeyNotActive' },
-    });
-    assert.deepEqual(decideApiKey({ type: 'RotateApiKey', keyId: 'key_9', replacedBy: 'key_3', at: 'z' }, initialApiKey), {
-      ok: false,
-      error: { tag: 'KeyNotFound' },
-    });
+    apiKey
+      .given([created, { type: 'ApiKeyRotated', data: { keyId: 'key_1', replacedBy: 'key_2', rotatedAt: 'x', graceEndsAt: 'y' } }])
+      .when({ type: 'RotateApiKey', keyId: 'key_1', replacedBy: 'key_3', at: 'z' })
+      .thenRefuses({ tag: 'KeyNotActive' });
+    apiKey.given([]).when({ type: 'RotateApiKey', keyId: 'key_9', replacedBy: 'key_3', at: 'z' }).thenRefuses({ tag: 'KeyNotFound' });
   });
 
   it('rotation always works: the replacement is named with " (rotated)" and never outgrows the name cap', () => {
@@ -59,51 +51,45 @@ describe('API key decider', () => {
       name = rotatedName(name);
       assert.ok(name.length <= MAX_KEY_NAME_LENGTH, `rotation ${String(i + 1)}: ${String(name.length)} characters`);
       assert.ok(name.endsWith(' (rotated)'));
-      const replacement = decideApiKey(
-        { type: 'CreateApiKey', key: { ...key, name }, at: '2026-11-26T10:00:00.000Z', rotatedFrom: 'key_old' },
-        initialApiKey,
-      );
-      assert.ok(replacement.ok, `rotation ${String(i + 1)} is accepted`);
+      apiKey
+        .given([])
+        .when({ type: 'CreateApiKey', key: { ...key, name }, at: '2026-11-26T10:00:00.000Z', rotatedFrom: 'key_old' })
+        .thenEvents();
     }
   });
 
   it('revokes once; revoking again records nothing', () => {
-    const state = fold(evolveApiKey, initialApiKey, [created]);
-    const first = decideApiKey({ type: 'RevokeApiKey', keyId: 'key_1', by: 'usr_1', at: 't' }, state);
-    assert.ok(first.ok && first.events.length === 1);
-    const revoked = fold(evolveApiKey, state, first.events);
-    assert.deepEqual(decideApiKey({ type: 'RevokeApiKey', keyId: 'key_1', by: 'usr_1', at: 't2' }, revoked), { ok: true, events: [] });
+    const revoked: ApiKeyEvent = { type: 'ApiKeyRevoked', data: { keyId: 'key_1', revokedAt: 't', revokedBy: 'usr_1' } };
+    apiKey.given([created]).when({ type: 'RevokeApiKey', keyId: 'key_1', by: 'usr_1', at: 't' }).then([revoked]);
+    apiKey.given([created, revoked]).when({ type: 'RevokeApiKey', keyId: 'key_1', by: 'usr_1', at: 't2' }).thenNothing();
   });
 });
 
 describe('organisation decider', () => {
+  const organization = spec({ decide: decideOrganization, evolve: evolveOrganization, initialState: initialOrganization });
   const created: OrganizationEvent = {
     type: 'OrganizationCreated',
     data: { organizationId: 'org_1', name: 'Firm', allowlist: [], strictAllowlist: false },
   };
 
   it('refuses an allowlist entry that is not an address or CIDR range', () => {
-    const decision = decideOrganization(
-      { type: 'SetAllowlist', organizationId: 'org_1', allowlist: ['10.0.0.0/8', 'office'], strictAllowlist: true },
-      fold(evolveOrganization, initialOrganization, [created]),
-    );
-    assert.deepEqual(decision, { ok: false, error: { tag: 'InvalidCidr', value: 'office' } });
+    organization
+      .given([created])
+      .when({ type: 'SetAllowlist', organizationId: 'org_1', allowlist: ['10.0.0.0/8', 'office'], strictAllowlist: true })
+      .thenRefuses({ tag: 'InvalidCidr', value: 'office' });
   });
 
   it('deactivates once, and then refuses allowlist changes', () => {
-    const state = fold(evolveOrganization, initialOrganization, [
-      created,
-      { type: 'OrganizationDeactivated', data: { organizationId: 'org_1' } },
-    ]);
-    assert.deepEqual(decideOrganization({ type: 'DeactivateOrganization', organizationId: 'org_1' }, state), { ok: true, events: [] });
-    assert.deepEqual(decideOrganization({ type: 'SetAllowlist', organizationId: 'org_1', allowlist: [], strictAllowlist: false }, state), {
-      ok: false,
-      error: { tag: 'OrganizationDeactivated' },
-    });
+    const deactivated = organization.given([created, { type: 'OrganizationDeactivated', data: { organizationId: 'org_1' } }]);
+    deactivated.when({ type: 'DeactivateOrganization', organizationId: 'org_1' }).thenNothing();
+    deactivated
+      .when({ type: 'SetAllowlist', organizationId: 'org_1', allowlist: [], strictAllowlist: false })
+      .thenRefuses({ tag: 'OrganizationDeactivated' });
   });
 });
 
 describe('user decider', () => {
+  const user = spec({ decide: decideUser, evolve: evolveUser, initialState: initialUser });
   const profile: UserProfile = {
     userId: 'usr_1',
     email: 'Priya.Sharma@LawFirm.example',
@@ -119,40 +105,29 @@ describe('user decider', () => {
   };
 
   it('registers with a normalised email and name', () => {
-    const decision = decideUser({ type: 'RegisterUser', profile, organization: 'active' }, initialUser);
-    assert.ok(decision.ok);
-    const event = decision.events[0];
-    assert.ok(event?.type === 'UserRegistered');
-    assert.equal(event.data.email, 'priya.sharma@lawfirm.example');
-    assert.equal(event.data.name, 'Priya Sharma');
+    user
+      .given([])
+      .when({ type: 'RegisterUser', profile, organization: 'active' })
+      .then([{ type: 'UserRegistered', data: { ...profile, email: 'priya.sharma@lawfirm.example', name: 'Priya Sharma' } }]);
   });
 
   it('refuses an admin without an organisation, a missing or deactivated organisation, and a bad email', () => {
-    assert.deepEqual(
-      decideUser({ type: 'RegisterUser', profile: { ...profile, organizationId: null }, organization: 'none' }, initialUser),
-      {
-        ok: false,
-        error: { tag: 'AdminNeedsOrganization' },
-      },
-    );
-    assert.deepEqual(decideUser({ type: 'RegisterUser', profile, organization: 'none' }, initialUser), {
-      ok: false,
-      error: { tag: 'OrganizationNotFound' },
-    });
-    assert.deepEqual(decideUser({ type: 'RegisterUser', profile, organization: 'deactivated' }, initialUser), {
-      ok: false,
-      error: { tag: 'OrganizationDeactivated' },
-    });
-    assert.deepEqual(decideUser({ type: 'RegisterUser', profile: { ...profile, email: 'nobody' }, organization: 'active' }, initialUser), {
-      ok: false,
-      error: { tag: 'InvalidEmail' },
-    });
+    const none = user.given([]);
+    none
+      .when({ type: 'RegisterUser', profile: { ...profile, organizationId: null }, organization: 'none' })
+      .thenRefuses({ tag: 'AdminNeedsOrganization' });
+    none.when({ type: 'RegisterUser', profile, organization: 'none' }).thenRefuses({ tag: 'OrganizationNotFound' });
+    none.when({ type: 'RegisterUser', profile, organization: 'deactivated' }).thenRefuses({ tag: 'OrganizationDeactivated' });
+    none
+      .when({ type: 'RegisterUser', profile: { ...profile, email: 'nobody' }, organization: 'active' })
+      .thenRefuses({ tag: 'InvalidEmail' });
   });
 
   it('records a standing change only when it changes', () => {
-    const state = fold(evolveUser, initialUser, [{ type: 'UserRegistered', data: profile }]);
-    assert.deepEqual(decideUser({ type: 'SetStanding', userId: 'usr_1', standing: 'active' }, state), { ok: true, events: [] });
-    const suspended = decideUser({ type: 'SetStanding', userId: 'usr_1', standing: 'suspended' }, state);
-    assert.ok(suspended.ok && suspended.events.length === 1);
+    const registered = user.given([{ type: 'UserRegistered', data: profile }]);
+    registered.when({ type: 'SetStanding', userId: 'usr_1', standing: 'active' }).thenNothing();
+    registered
+      .when({ type: 'SetStanding', userId: 'usr_1', standing: 'suspended' })
+      .then([{ type: 'UserStandingChanged', data: { userId: 'usr_1', standing: 'suspended' } }]);
   });
 });

@@ -16,21 +16,14 @@ import {
   type AnalysisRequestCommand,
   type AnalysisRequestEvent,
 } from '../../src/domain/analysis-request/analysis-request.ts';
+import { spec } from '../support/decider-spec.ts';
 
 const NOW = '2026-11-26T10:00:00.000Z';
 const LATER = '2026-11-26T10:00:40.000Z';
 const SUBJECT = { kind: 'single' as const, caseId: 'sc-69848-1986-19900904', caseNumberNormalised: 'diary698481986' };
 const RUN = 'analysis-sc-69848-1986-19900904-1';
 
-function given(events: AnalysisRequestEvent[]) {
-  const state = events.reduce(evolveAnalysisRequest, initialAnalysisRequest);
-  return { when: (command: AnalysisRequestCommand) => decideAnalysisRequest(command, state) };
-}
-
-function eventsOf(decision: ReturnType<typeof decideAnalysisRequest>): AnalysisRequestEvent[] {
-  assert.ok(decision.ok, JSON.stringify(decision));
-  return decision.events;
-}
+const run = spec({ decide: decideAnalysisRequest, evolve: evolveAnalysisRequest, initialState: initialAnalysisRequest });
 
 const admit = (surchargeId: string | null): AnalysisRequestCommand => ({
   type: 'AdmitRun',
@@ -61,8 +54,20 @@ const store: AnalysisRequestCommand = {
 };
 const fail: AnalysisRequestCommand = { type: 'FailRun', runId: RUN, reason: 'the analyser broke', now: LATER };
 
-const admitted = (surchargeId: string | null = surchargeIdOf(RUN)) => eventsOf(given([]).when(admit(surchargeId)));
-const returned = { type: 'RemoteFetchSurchargeReturned', data: { runId: RUN, chargeId: `${RUN}:remote-fetch`, returnedAt: LATER } };
+const admitted = (surchargeId: string | null = surchargeIdOf(RUN)) => run.given([]).when(admit(surchargeId)).thenEvents();
+const returned: AnalysisRequestEvent = {
+  type: 'RemoteFetchSurchargeReturned',
+  data: { runId: RUN, chargeId: `${RUN}:remote-fetch`, returnedAt: LATER },
+};
+const stored: AnalysisRequestEvent = {
+  type: 'AnalysisStored',
+  data: { runId: RUN, model: 'local-extractive-v1', caseIds: [SUBJECT.caseId], analysis: {}, storedAt: LATER },
+};
+const failed: AnalysisRequestEvent = { type: 'AnalysisRunFailed', data: { runId: RUN, reason: 'the analyser broke', failedAt: LATER } };
+const remoteFetched: AnalysisRequestEvent = {
+  type: 'RemoteDocumentFetched',
+  data: { runId: RUN, url: 'https://main.sci.gov.in/jonew/judis/7431.pdf', bytes: 9000, fetchedAt: LATER },
+};
 
 describe('the remote-fetch surcharge of an analysis run', () => {
   it('is charged apart under an id of the run’s own namespace', () => {
@@ -73,49 +78,49 @@ describe('the remote-fetch surcharge of an analysis run', () => {
   });
 
   it('is returned when the run stores without having fetched (the document was stored meanwhile)', () => {
-    const events = eventsOf(given(admitted()).when(store));
-    assert.deepEqual(
-      events.map((e) => e.type),
-      ['AnalysisStored', 'RemoteFetchSurchargeReturned'],
-    );
-    assert.deepEqual(events[1], returned);
+    run.given(admitted()).when(store).then([stored, returned]);
   });
 
   it('is kept when the run fetched its document', () => {
-    const history = [...admitted(), ...eventsOf(given(admitted()).when(fetched))];
-    assert.deepEqual(
-      eventsOf(given(history).when(store)).map((e) => e.type),
-      ['AnalysisStored'],
-    );
+    run.given(admitted()).when(fetched).then([remoteFetched]);
+    run
+      .given([...admitted(), remoteFetched])
+      .when(store)
+      .then([stored]);
   });
 
   it('is returned with the rest when the run fails, fetched or not', () => {
-    const history = [...admitted(), ...eventsOf(given(admitted()).when(fetched))];
-    assert.deepEqual(eventsOf(given(history).when(fail))[1], returned);
-    assert.deepEqual(eventsOf(given(admitted()).when(fail))[1], returned);
+    run
+      .given([...admitted(), remoteFetched])
+      .when(fail)
+      .then([failed, returned]);
+    run.given(admitted()).when(fail).then([failed, returned]);
   });
 
   it('is returned once: a retried store or failure records nothing', () => {
-    const stored = [...admitted(), ...eventsOf(given(admitted()).when(store))];
-    assert.deepEqual(eventsOf(given(stored).when(store)), []);
-    const failed = [...admitted(), ...eventsOf(given(admitted()).when(fail))];
-    assert.deepEqual(eventsOf(given(failed).when(fail)), []);
+    run.given(admitted()).when(store).then([stored, returned]);
+    run
+      .given([...admitted(), stored, returned])
+      .when(store)
+      .thenNothing();
+    run.given(admitted()).when(fail).then([failed, returned]);
+    run
+      .given([...admitted(), failed, returned])
+      .when(fail)
+      .thenNothing();
     // A stored run never fails afterwards, so its kept or returned surcharge stays as it was.
-    assert.equal(given(stored).when(fail).ok, false);
+    run
+      .given([...admitted(), stored, returned])
+      .when(fail)
+      .thenRefuses({ tag: 'RunAlreadyEnded', runId: RUN, status: 'stored' });
   });
 
   it('is not returned for a run that paid none apart (no fetch planned, or admitted before it was charged apart)', () => {
-    assert.deepEqual(
-      eventsOf(given(admitted(null)).when(store)).map((e) => e.type),
-      ['AnalysisStored'],
-    );
+    run.given(admitted(null)).when(store).then([stored]);
     const [event] = admitted();
     assert.ok(event?.type === 'AnalysisRunAdmitted');
     const { surchargeId: _dropped, ...older } = event.data;
     const legacy: AnalysisRequestEvent = { type: 'AnalysisRunAdmitted', data: { ...older, price: 120 } };
-    assert.deepEqual(
-      eventsOf(given([legacy]).when(store)).map((e) => e.type),
-      ['AnalysisStored'],
-    );
+    run.given([legacy]).when(store).then([stored]);
   });
 });

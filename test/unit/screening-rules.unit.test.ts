@@ -14,8 +14,10 @@ import {
   isShown,
   NAME_SIMILARITY_FLOOR,
   needsAdjudication,
+  PROBABLE_CAP,
 } from '../../src/domain/screening/rules.ts';
 import { billedOutcome, isGenuineNoMatch, screeningVerdict, type VerdictInput } from '../../src/domain/screening/verdict.ts';
+import { rule } from '../support/decider-spec.ts';
 
 const base: MatchFeatures = {
   nameSimilarity: 0.95,
@@ -95,26 +97,29 @@ describe('rules 1 to 4 over every flag combination', () => {
     }
   });
 
+  const match = rule(decideMatch);
+
   it('rule 1: a person is capped just below confirmed, saying why', () => {
-    const d = decideMatch(0.99, base, 'person');
-    assert.equal(d.band, 'probable');
-    assert.equal(d.capped, 'person_without_identifier');
-    assert.equal(decideMatch(0.5, base, 'person').capped, undefined);
+    match
+      .when(0.99, base, 'person')
+      .then({ probability: PROBABLE_CAP, band: 'probable', decidedBy: 'model', capped: 'person_without_identifier' });
+    match.when(0.5, base, 'person').then({ probability: 0.5, band: 'possible', decidedBy: 'model' });
   });
 
   it('rule 2: corroboration cannot lift a company into confirmed, but does not take away a name-alone confirmation', () => {
     const corroborated = { ...base, addressCorroborated: true };
-    const lifted = decideMatch(0.95, corroborated, 'company', { nameOnlyProbability: 0.8 });
-    assert.equal(lifted.band, 'probable');
-    assert.equal(lifted.capped, 'corroboration_without_identifier');
-    assert.equal(decideMatch(0.95, corroborated, 'company').band, 'probable');
-    assert.equal(decideMatch(0.97, corroborated, 'company', { nameOnlyProbability: 0.92 }).band, 'confirmed');
+    const capped = { probability: PROBABLE_CAP, band: 'probable', decidedBy: 'model', capped: 'corroboration_without_identifier' } as const;
+    match.when(0.95, corroborated, 'company', { nameOnlyProbability: 0.8 }).then(capped);
+    match.when(0.95, corroborated, 'company').then(capped);
+    match
+      .when(0.97, corroborated, 'company', { nameOnlyProbability: 0.92 })
+      .then({ probability: 0.97, band: 'confirmed', decidedBy: 'model' });
   });
 
   it('an adjudicated probability says so, and is still capped', () => {
-    const d = decideMatch(0.99, base, 'person', { adjudicated: true });
-    assert.equal(d.decidedBy, 'adjudication');
-    assert.equal(d.band, 'probable');
+    match
+      .when(0.99, base, 'person', { adjudicated: true })
+      .then({ probability: PROBABLE_CAP, band: 'probable', decidedBy: 'adjudication', capped: 'person_without_identifier' });
   });
 });
 

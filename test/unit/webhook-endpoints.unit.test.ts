@@ -4,7 +4,6 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fold } from '../../src/domain/decider.ts';
 import {
   checkEndpointUrl,
   decideWebhookEndpoints,
@@ -15,6 +14,7 @@ import {
   type WebhookEndpointsCommand,
   type WebhookEndpointsEvent,
 } from '../../src/domain/webhook/webhook-endpoints.ts';
+import { spec } from '../support/decider-spec.ts';
 
 const AT = '2026-03-02T09:00:00.000Z';
 const SECRET = { sealed: 'v1.sealed', hint: 'whsec_…abcd' };
@@ -47,19 +47,14 @@ const registered = (endpointId: string): WebhookEndpointsEvent => ({
   },
 });
 
-function given(events: WebhookEndpointsEvent[], command: WebhookEndpointsCommand) {
-  return decideWebhookEndpoints(command, fold(evolveWebhookEndpoints, initialWebhookEndpoints, events));
-}
+const endpoints = spec({ decide: decideWebhookEndpoints, evolve: evolveWebhookEndpoints, initialState: initialWebhookEndpoints });
 
 describe('webhook endpoints aggregate', () => {
   it('registers an https endpoint with its event types in canonical order, without a fragment, for the mode asked', () => {
-    const decision = given(
-      [],
-      register('whe_1', { url: 'https://hooks.example.in/x#frag', eventTypes: ['timeline.failed', 'analysis.stored'], mode: 'test' }),
-    );
-    assert.deepEqual(decision, {
-      ok: true,
-      events: [
+    endpoints
+      .given([])
+      .when(register('whe_1', { url: 'https://hooks.example.in/x#frag', eventTypes: ['timeline.failed', 'analysis.stored'], mode: 'test' }))
+      .then([
         {
           type: 'WebhookEndpointRegistered',
           data: {
@@ -72,25 +67,27 @@ describe('webhook endpoints aggregate', () => {
             registeredAt: AT,
           },
         },
-      ],
-    });
+      ]);
   });
 
   it(`refuses the endpoint after the ${String(MAX_ENDPOINTS_PER_ACCOUNT)}th, and takes one again after a removal`, () => {
     const full = Array.from({ length: MAX_ENDPOINTS_PER_ACCOUNT }, (_, i) => registered(`whe_${String(i)}`));
-    assert.deepEqual(given(full, register('whe_new')), { ok: false, error: { tag: 'EndpointLimit', max: MAX_ENDPOINTS_PER_ACCOUNT } });
+    endpoints.given(full).when(register('whe_new')).thenRefuses({ tag: 'EndpointLimit', max: MAX_ENDPOINTS_PER_ACCOUNT });
     const removed: WebhookEndpointsEvent = {
       type: 'WebhookEndpointRemoved',
       data: { accountId: 'acct-1', endpointId: 'whe_0', removedAt: AT },
     };
-    assert.equal(given([...full, removed], register('whe_new')).ok, true);
+    endpoints
+      .given([...full, removed])
+      .when(register('whe_new'))
+      .thenEvents();
   });
 
   it('refuses http, credentials, loopback, private and metadata addresses unless insecure URLs are allowed', () => {
-    const refusal = (url: string) => given([], register('whe_1', { url }));
-    assert.deepEqual(refusal('http://hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'scheme' } });
-    assert.deepEqual(refusal('ftp://hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'scheme' } });
-    assert.deepEqual(refusal('https://user:pw@hooks.example.in/'), { ok: false, error: { tag: 'InvalidUrl', reason: 'credentials' } });
+    const refusal = (url: string) => endpoints.given([]).when(register('whe_1', { url }));
+    refusal('http://hooks.example.in/').thenRefuses({ tag: 'InvalidUrl', reason: 'scheme' });
+    refusal('ftp://hooks.example.in/').thenRefuses({ tag: 'InvalidUrl', reason: 'scheme' });
+    refusal('https://user:pw@hooks.example.in/').thenRefuses({ tag: 'InvalidUrl', reason: 'credentials' });
     for (const host of [
       '127.0.0.1',
       'localhost',
@@ -101,28 +98,33 @@ describe('webhook endpoints aggregate', () => {
       '192.168.1.1',
       '[::ffff:127.0.0.1]',
     ]) {
-      assert.deepEqual(refusal(`https://${host}/hook`), { ok: false, error: { tag: 'InvalidUrl', reason: 'non-public-address' } }, host);
+      refusal(`https://${host}/hook`).thenRefuses({ tag: 'InvalidUrl', reason: 'non-public-address' });
     }
-    assert.deepEqual(refusal('not a url'), { ok: false, error: { tag: 'InvalidUrl', reason: 'malformed' } });
-    assert.equal(given([], register('whe_1', { url: 'http://127.0.0.1:8080/hook', allowInsecureUrls: true })).ok, true);
+    refusal('not a url').thenRefuses({ tag: 'InvalidUrl', reason: 'malformed' });
+    endpoints
+      .given([])
+      .when(register('whe_1', { url: 'http://127.0.0.1:8080/hook', allowInsecureUrls: true }))
+      .thenEvents();
   });
 
   it('refuses an endpoint with no known event type', () => {
-    assert.deepEqual(given([], register('whe_1', { eventTypes: [] })), { ok: false, error: { tag: 'NoEventTypes' } });
+    endpoints
+      .given([])
+      .when(register('whe_1', { eventTypes: [] }))
+      .thenRefuses({ tag: 'NoEventTypes' });
   });
 
   it('rotates a secret, the previous one valid for 24 more hours', () => {
     const next = { sealed: 'v1.next', hint: 'whsec_…wxyz' };
-    const decision = given([registered('whe_1')], { type: 'RotateSecret', accountId: 'acct-1', endpointId: 'whe_1', secret: next, at: AT });
-    assert.deepEqual(decision, {
-      ok: true,
-      events: [
+    endpoints
+      .given([registered('whe_1')])
+      .when({ type: 'RotateSecret', accountId: 'acct-1', endpointId: 'whe_1', secret: next, at: AT })
+      .then([
         {
           type: 'WebhookSecretRotated',
           data: { accountId: 'acct-1', endpointId: 'whe_1', secret: next, previousValidUntil: '2026-03-03T09:00:00.000Z', rotatedAt: AT },
         },
-      ],
-    });
+      ]);
   });
 
   it('refuses to rotate or remove an endpoint the account does not have (or no longer has)', () => {
@@ -132,9 +134,15 @@ describe('webhook endpoints aggregate', () => {
     };
     const rotate: WebhookEndpointsCommand = { type: 'RotateSecret', accountId: 'acct-1', endpointId: 'whe_1', secret: SECRET, at: AT };
     const remove: WebhookEndpointsCommand = { type: 'RemoveEndpoint', accountId: 'acct-1', endpointId: 'whe_1', at: AT };
-    assert.deepEqual(given([], rotate), { ok: false, error: { tag: 'EndpointNotFound' } });
-    assert.deepEqual(given([registered('whe_1'), removed], remove), { ok: false, error: { tag: 'EndpointNotFound' } });
-    assert.deepEqual(given([registered('whe_1')], remove), { ok: true, events: [{ ...removed, data: { ...removed.data } }] });
+    endpoints.given([]).when(rotate).thenRefuses({ tag: 'EndpointNotFound' });
+    endpoints
+      .given([registered('whe_1'), removed])
+      .when(remove)
+      .thenRefuses({ tag: 'EndpointNotFound' });
+    endpoints
+      .given([registered('whe_1')])
+      .when(remove)
+      .then([removed]);
   });
 });
 
