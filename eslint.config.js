@@ -4,6 +4,9 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
 
+// HTTP maps requests onto the application layer: it never reaches adapters or the database itself.
+const httpForbidden = ['**/adapters/**', '**/db/**', 'kysely'];
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'data/', 'migrations/', 'sdk/dist/', 'eslint.config.js', 'bin/', 'scripts/*.mjs', 'src/main.deno.ts'] },
   ...tseslint.configs.strictTypeChecked,
@@ -30,7 +33,14 @@ export default tseslint.config(
   {
     // The SDK ships to customers on Node, Deno and browsers: no service code, no Node built-ins.
     files: ['sdk/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: [...nodeBuiltins, '**/src/adapters/**', '**/src/application/**', '**/src/http/**', '**/src/domain/**', '**/src/db/**'] }] },
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [...nodeBuiltins, '**/src/adapters/**', '**/src/application/**', '**/src/http/**', '**/src/domain/**', '**/src/db/**'],
+        },
+      ],
+    },
   },
   {
     files: ['src/domain/**/*.ts'],
@@ -68,6 +78,36 @@ export default tseslint.config(
     // the world through its ports (src/ports); the adapters are chosen in the composition.
     files: ['src/application/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**', '**/adapters/**'] }] },
+  },
+  {
+    // Routes parse, call the application layer and map its answer: no adapters, no Kysely queries.
+    files: ['src/http/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: httpForbidden }] },
+  },
+  {
+    // One operation per route file: a route imports shared helpers (src/http, or a routes folder's
+    // `*-support.ts` and `*schemas.ts`), never another route; only a folder's index.ts lists its routes.
+    files: ['src/http/routes/**/*.ts'],
+    ignores: ['src/http/routes/*/index.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { group: httpForbidden, message: 'Routes reach adapters and the database only through the application layer.' },
+            {
+              regex: '^\\.{1,2}/(?:[\\w-]+/)?[\\w.-]+(?<!-support|schemas)\\.ts$',
+              message: 'Routes import shared helpers (*-support.ts, *schemas.ts, src/http), never another route file or index.ts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Adapters implement ports (src/ports) and may use the domain; the application layer depends on them, not the reverse.
+    files: ['src/adapters/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/application/**', '**/http/**'] }] },
   },
   {
     // Workflow code is replayed: it may import the pure domain and activity types, nothing with IO.

@@ -40,7 +40,7 @@ import type { Worker } from '@temporalio/worker';
 import { bundleWorkflows, createWorker, stopWorker } from './adapters/temporal/workers.ts';
 import { AuditQueries } from './application/audit/audit-queries.ts';
 import { billingAccountOf, type CreditsService } from './application/credits/credits-service.ts';
-import { PeriodicTask } from './application/periodic-task.ts';
+import { PeriodicTask } from './scheduling/periodic-task.ts';
 import { noCourtPortal, type WorkflowRuntime } from './compose-workflows.ts';
 import type { Config } from './config.ts';
 import { publicBaseUrl } from './config.ts';

@@ -71,8 +71,11 @@ export interface WorkflowRuntime {
   readonly uiUrl: string | null;
   /** The engine and its workers, for /health?deep=1 (both soft). */
   readonly probes: readonly DependencyProbe[];
-  /** Starts the in-process worker, when this process runs one. */
-  startWorker(): void;
+  /**
+   * Starts this process's workers over `adapters`, built by the caller once its graph is
+   * complete (the workers' activities and the API's dispatchers share the same services).
+   */
+  startWorkers(adapters: ActivityAdapters): void;
   close(): Promise<void>;
 }
 
@@ -108,8 +111,6 @@ export async function openWorkflowRuntime(
     readonly logger: Logger;
     readonly codec: PayloadCodec;
     readonly codecEndpoint: string;
-    readonly runWorker: boolean;
-    readonly activities: () => ActivityAdapters;
   },
 ): Promise<WorkflowRuntime> {
   const { logger } = options;
@@ -154,7 +155,7 @@ export async function openWorkflowRuntime(
         { name: 'workflowEngine', hard: false, backend: 'none', check: down, ...source },
         { name: 'workers', hard: false, backend: 'none', check: down },
       ],
-      startWorker: () => undefined,
+      startWorkers: () => undefined,
       close: async () => undefined,
     };
   }
@@ -221,9 +222,7 @@ export async function openWorkflowRuntime(
       },
       { name: 'workers', hard: false, backend, check: (signal) => runtime.workersProbe(Object.values(TASK_QUEUES), signal) },
     ],
-    startWorker: () => {
-      if (!options.runWorker) return;
-      const adapters = options.activities();
+    startWorkers: (adapters) => {
       const activities = createAnalysisActivities({
         runs: adapters.runs,
         cases: adapters.cases,

@@ -53,6 +53,8 @@ const schema = z.object({
     .optional()
     .transform((v) => (v ? v : undefined))
     .pipe(z.string().min(16, 'METRICS_TOKEN must be at least 16 characters').optional()),
+  /** Where a worker apart (npm run worker) serves GET /ops/metrics, on HOST; unset: it serves nothing. */
+  WORKER_METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   CORPUS_DIR: z.string().optional(),
   AUTO_INGEST: z
     .enum(['true', 'false'])

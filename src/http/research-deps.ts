@@ -1,5 +1,5 @@
 /** What the research routes (search, judges, cases, PDFs and document links) need from the application. */
-import type { SearchCursorCodec } from '../adapters/crypto/search-cursor-codec.ts';
+import type { SearchCursors } from '../ports/search-cursors.ts';
 import type { Admission } from '../application/admission/admission.ts';
 import type { IdempotencyService } from '../application/idempotency/idempotency-service.ts';
 import type { CaseReader } from '../application/cases/case-reader.ts';
@@ -14,7 +14,7 @@ export interface ResearchDeps {
   readonly judges: JudgeDirectory;
   readonly search: KeywordSearch;
   readonly semantic: SemanticSearch;
-  readonly cursors: SearchCursorCodec;
+  readonly cursors: SearchCursors;
   readonly documents: DocumentStorage;
   /** Present when the service signs and serves document links itself (the local folder). */
   readonly documentLinks: DocumentLinkVerifier | null;

@@ -21,7 +21,7 @@ import { chunkCase, USE_LITE_CHUNKING, type ChunkingOptions } from '../domain/se
 import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
 import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
-import { PeriodicTask } from '../application/periodic-task.ts';
+import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';
 

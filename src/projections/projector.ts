@@ -7,7 +7,7 @@ import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.ts';
 import type { RecordedEvent } from '../ports/event-store.ts';
 import { readCommittedAfter, START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
-import { PeriodicTask } from '../application/periodic-task.ts';
+import { PeriodicTask } from '../scheduling/periodic-task.ts';
 
 export interface AsyncProjection {
   readonly name: string;

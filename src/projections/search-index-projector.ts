@@ -17,7 +17,7 @@ import type { DatabaseKind } from '../db/open.ts';
 import { decodeEntities } from '../corpus/source-text.ts';
 import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import { START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
-import { PeriodicTask } from '../application/periodic-task.ts';
+import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
 function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {

@@ -20,6 +20,7 @@ import { TemporalAnalysisWorkflows } from '../../src/adapters/temporal/analysis-
 import { TemporalTimelineWorkflows } from '../../src/adapters/temporal/timeline-workflows.ts';
 import { createPayloadCodec, dataConverterFor, parseCodecKeyring } from '../../src/adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from '../../src/adapters/temporal/temporal-runtime.ts';
+import { freeLoopbackPort } from '../../src/adapters/temporal/dev-server-ports.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
 import { ecourtsHcSource } from '../../src/corpus/sources/ecourts-hc.ts';
@@ -100,10 +101,11 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
     await database.close();
   });
 
-  function startWorker(): { child: ChildProcess; ready: Promise<void> } {
+  function startWorker(metricsPort?: number): { child: ChildProcess; ready: Promise<void> } {
     const child = spawn(process.execPath, ['--import', 'tsx', 'workflows/worker/main.ts'], {
       env: {
         ...process.env,
+        ...(metricsPort === undefined ? {} : { WORKER_METRICS_PORT: String(metricsPort), HOST: '127.0.0.1' }),
         DATABASE_URL: database.url!,
         KEY_HASH_SECRET,
         TEMPORAL_ADDRESS: runtime.address,
@@ -234,5 +236,55 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
       `# worker kills: ${String(kills)} (seed ${String(seed)}); runs and fetches with an interrupted, retried activity: ${String(interrupted)}; stored ${String(storedRuns)}, failed and refunded ${String(RUNS - storedRuns)}; live fetches completed ${String(completed)}, failed and refunded ${String(FETCHES - completed)}\n`,
     );
     assert.ok(interrupted > 0, 'no kill interrupted an activity');
+  });
+
+  it('a worker apart counts what it charges into metrics of its own, served on WORKER_METRICS_PORT', async () => {
+    const user = await t.application.accounts.registerUser(enterpriseUser('metrics@worker.example', { organizationId: null }), {
+      kind: 'operator',
+    });
+    assert.ok(user.ok);
+    const created = await t.application.accounts.createKey(user.value.userId, 'metrics-test', { kind: 'operator' });
+    assert.ok(created.ok);
+    const payer = (await t.application.credits.billingAccountForUser(user.value.userId))!;
+    await t.application.credits.grant(payer, { amount: 1_000, source: 'grant' });
+    const port = await freeLoopbackPort();
+    const worker = startWorker(port);
+    try {
+      await worker.ready;
+      const requests: string[] = [];
+      for (const cnr of CNRS.slice(0, 2)) {
+        const res = await t.app.request(`${BASE}/request-timeline`, {
+          method: 'POST',
+          headers: { 'X-API-Key': created.value.fullKey, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ cnr, refresh: true }),
+        });
+        assert.equal(res.status, 202, await res.clone().text());
+        requests.push(((await res.json()) as { data: { requestId: string } }).data.requestId);
+      }
+      const ended = async () =>
+        (await database.db.selectFrom('timelineRequests').select('status').where('requestId', 'in', requests).execute()).filter(
+          (r) => r.status !== 'running',
+        ).length;
+      for (let i = 0; i < 240 && (await ended()) < requests.length; i += 1) await new Promise((r) => setTimeout(r, 250));
+      const jobs = await database.db.selectFrom('timelineRequests').select('status').where('requestId', 'in', requests).execute();
+      assert.deepEqual(
+        jobs.map((j) => j.status),
+        ['completed', 'completed'],
+      );
+      const res = await fetch(`http://127.0.0.1:${String(port)}/ops/metrics`);
+      assert.equal(res.status, 200);
+      const text = await res.text();
+      const counter = (name: string) => new RegExp(`^court_records_${name} (\\d+)$`, 'm').exec(text)?.[1];
+      assert.deepEqual([counter('credits_charged_total'), counter('credits_refunded_total')], ['100', '0'], text);
+      assert.match(text, /^court_records_workflows_ended_total\{workflow="timeline",outcome="completed"\} 2$/m);
+      const unknown = await fetch(`http://127.0.0.1:${String(port)}/nothing-here`);
+      assert.deepEqual([unknown.status, ((await unknown.json()) as { code: string }).code], [404, 'ROUTE_NOT_FOUND']);
+    } finally {
+      if (worker.child.exitCode === null && worker.child.signalCode === null) {
+        const exited = new Promise((r) => worker.child.once('exit', r));
+        worker.child.kill('SIGTERM');
+        await exited;
+      }
+    }
   });
 });

@@ -39,7 +39,7 @@ import { limitBody, parseJsonBody } from '../../src/http/middleware/json-body.ts
 import { requestId } from '../../src/http/middleware/request-id.ts';
 import { renderError } from '../../src/http/render-error.ts';
 import { openTemporal } from '../../src/adapters/temporal/temporal-runtime.ts';
-import { registerTemporalCodec, type TemporalCodecDeps } from '../../src/http/routes/ops/temporal-codec.ts';
+import { registerTemporalCodec, type TemporalCodecDeps } from '../../src/http/routes/ops/index.ts';
 import { validationError } from '../../src/http/validation.ts';
 import { randomIds, systemClock, type Clock } from '../../src/ports/clock.ts';
 import { codecProbe, type CodecProbeInput } from '../support/temporal/codec-probe-workflow.ts';

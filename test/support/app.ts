@@ -347,7 +347,6 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       accounts: application.accounts,
       cases: application.cases,
       credits: application.credits,
-      db: options.db,
     },
     research,
     analysis: {

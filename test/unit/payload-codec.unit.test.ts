@@ -14,8 +14,8 @@ import {
   ENCRYPTED_ENCODING,
   KEY_ID_METADATA,
   parseCodecKeyring,
-  PayloadCodecError,
 } from '../../src/adapters/temporal/payload-codec.ts';
+import { PayloadCodecError } from '../../src/ports/payload-codec.ts';
 
 const text = (bytes: Uint8Array | null | undefined) => new TextDecoder().decode(bytes ?? new Uint8Array());
 const keyOf = (fill: number) => Buffer.alloc(32, fill).toString('base64');

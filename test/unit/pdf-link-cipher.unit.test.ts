@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { createDecipheriv, createHash } from 'node:crypto';
 import { describe, it } from 'node:test';
-import { decryptPdfLink, encryptPdfLink, InvalidPdfLinkError } from '../../src/adapters/crypto/pdf-link-cipher.ts';
+import { decryptPdfLink, encryptPdfLink, InvalidPdfLinkError } from '../../src/http/pdf-link-cipher.ts';
 
 // A real case of the corpus (sc-judgments-text-ik50) and a link of the shape the service hands out.
 const CASE_ID = 'sc-ik-1117226';

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { encryptPdfLink } from '../../src/adapters/crypto/pdf-link-cipher.ts';
+import { encryptPdfLink } from '../../src/http/pdf-link-cipher.ts';
 import { decryptPdfLink, InvalidPdfLinkError } from '../../sdk/src/pdf-link.ts';
 import { retryAfterSeconds } from '../../sdk/src/errors.ts';
 import { DEFAULT_RETRY_POLICY, resilientFetch, type RetryEnvironment } from '../../sdk/src/retry.ts';

@@ -9,7 +9,7 @@ import { actorFor } from '../../src/application/sessions/session-service.ts';
 import { randomToken, sha256Hex } from '../../src/application/sessions/tokens.ts';
 import { ApiError } from '../../src/http/api-error.ts';
 import { accountError } from '../../src/http/account-errors.ts';
-import { requestIsHttps, sameToken } from '../../src/http/routes/settings/session-guard.ts';
+import { requestIsHttps, sameToken } from '../../src/http/routes/settings/session-support.ts';
 
 describe('session tokens', () => {
   it('are 43 base64url characters (32 bytes) and do not repeat', () => {

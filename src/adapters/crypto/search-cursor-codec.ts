@@ -5,14 +5,10 @@
  * Crypto only: runs on Node and Deno. Format: base64url(JSON payload) "." base64url(MAC).
  */
 import { canonicalJson } from '../../domain/canonical-json.ts';
+import type { CursorPosition, SearchCursors } from '../../ports/search-cursors.ts';
 
 const encoder = new TextEncoder();
 const VERSION = 1;
-
-export interface CursorPosition {
-  /** Results before the next page: the offset the next search starts at. */
-  readonly offset: number;
-}
 
 function base64url(bytes: Uint8Array): string {
   return btoa(String.fromCharCode(...bytes))
@@ -31,7 +27,7 @@ function fromBase64url(text: string): Uint8Array<ArrayBuffer> | null {
   }
 }
 
-export class SearchCursorCodec {
+export class SearchCursorCodec implements SearchCursors {
   readonly #key: Promise<CryptoKey>;
 
   constructor(secret: string) {

@@ -19,7 +19,7 @@
  * the name, which the flags do not, and can find evidence against as well as for. Reasons
  * quote the record (offsets and words), never the caller's values. Deterministic.
  */
-import { TimeSlicer } from '../../application/time-slice.ts';
+import { TimeSlicer } from '../../scheduling/time-slice.ts';
 import { placesOf, stateName } from '../../domain/screening/address.ts';
 import { parseParty, type NameTokens } from '../../domain/screening/party-parse.ts';
 import { screenedVariants } from '../../domain/screening/prepared-query.ts';

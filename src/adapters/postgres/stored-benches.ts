@@ -1,6 +1,6 @@
 /** The judge spellings on the benches of the case store, per court, for the judge lookup. */
 import { sql } from 'kysely';
-import type { StoredBench } from '../../application/judges/judge-directory.ts';
+import type { StoredBench } from '../../ports/stored-benches.ts';
 import type { Db } from '../../db/database.ts';
 
 export async function readStoredBenches(db: Db): Promise<StoredBench[]> {

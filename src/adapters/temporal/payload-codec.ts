@@ -11,6 +11,7 @@
  */
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import proto from '@temporalio/proto';
+import { PayloadCodecError } from '../../ports/payload-codec.ts';
 
 const { Payload: PayloadMessage } = proto.temporal.api.common.v1;
 
@@ -28,17 +29,6 @@ const decoder = new TextDecoder();
 export interface CodecKeyring {
   readonly currentKeyId: string;
   readonly keys: ReadonlyMap<string, Uint8Array>;
-}
-
-/** A payload the codec refuses to open. The message names the key id, never key material. */
-export class PayloadCodecError extends Error {
-  constructor(
-    readonly reason: 'unknown-key' | 'not-authentic' | 'malformed',
-    message: string,
-  ) {
-    super(message);
-    this.name = 'PayloadCodecError';
-  }
 }
 
 function decodeBase64(text: string): Uint8Array | undefined {

@@ -19,7 +19,7 @@ import type { DataConverter } from '@temporalio/common';
 import proto from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection } from '@temporalio/worker';
-import { PeriodicTask } from '../../application/periodic-task.ts';
+import { PeriodicTask } from '../../scheduling/periodic-task.ts';
 import { engineCall } from './engine-calls.ts';
 import { devServersOn, portOpen, portToUse, stopProcess } from './dev-server-ports.ts';
 import { DEV_SERVER_FLAGS } from './search-attributes.ts';

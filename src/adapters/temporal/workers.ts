@@ -7,7 +7,7 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { endsWithin } from '../../application/ends-within.ts';
+import { endsWithin } from '../../scheduling/ends-within.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));

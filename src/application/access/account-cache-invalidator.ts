@@ -4,7 +4,7 @@
  * Starts at the current head: a fresh cache has nothing older to forget.
  */
 import type { Checkpoint, EventStore } from '../../ports/event-store.ts';
-import { PeriodicTask } from '../periodic-task.ts';
+import { PeriodicTask } from '../../scheduling/periodic-task.ts';
 import { ACCOUNT_EVENT_TYPES } from '../accounts/read-model.ts';
 import type { AllowlistCache } from './allowlist-cache.ts';
 import type { KeyAuthenticator } from './key-authenticator.ts';

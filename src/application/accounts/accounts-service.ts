@@ -166,6 +166,16 @@ export class AccountsService {
     return result.ok ? { ok: true, value: null } : failed(result.error);
   }
 
+  /** Whether an organisation's allowlist fails closed today; false for one that does not exist. */
+  async strictAllowlist(organizationId: string): Promise<boolean> {
+    const row = await this.deps.db
+      .selectFrom('organizations')
+      .select('strictAllowlist')
+      .where('organizationId', '=', organizationId)
+      .executeTakeFirst();
+    return row?.strictAllowlist ?? false;
+  }
+
   async registerUser(input: NewUser, actor: Actor, requestId?: string): Promise<Result<{ userId: string }>> {
     const userId = `usr_${this.deps.ids.next()}`;
     const organization = input.organizationId === null ? 'none' : await this.#organizationStatus(input.organizationId);

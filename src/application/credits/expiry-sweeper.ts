@@ -8,7 +8,7 @@
  *   process stopped mid-call) goes back to the account once it lapses.
  * One sweep at a time; `stop` waits for the one running.
  */
-import { PeriodicTask } from '../periodic-task.ts';
+import { PeriodicTask } from '../../scheduling/periodic-task.ts';
 import type { CreditsService } from './credits-service.ts';
 
 export interface SweepReport {

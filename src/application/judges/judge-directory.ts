@@ -10,15 +10,7 @@
 import type { HcJudgeProfile } from '../../corpus/hc-judges.ts';
 import { resolveCourt } from '../../reference/reference-data.ts';
 import type { Clock } from '../../ports/clock.ts';
-
-/** One (judge spelling, court) pair as the case store holds it. */
-export interface StoredBench {
-  readonly name: string;
-  readonly courtName: string;
-  readonly firstDecision: string | null;
-  readonly lastDecision: string | null;
-  readonly cases: number;
-}
+import type { StoredBench } from '../../ports/stored-benches.ts';
 
 export interface JudgeCourt {
   /** The court filter value of search (a /reference/courts id), when the court is known there. */

@@ -49,7 +49,7 @@ import { billedOutcome, screeningVerdict, type Verdict } from '../../domain/scre
 import type { MatchAdjudicator } from '../../ports/match-adjudicator.ts';
 import type { PartyHit, PartySearchIndex, PartySearchResult } from '../../ports/search-index.ts';
 import type { CourtCodes } from '../search/court-codes.ts';
-import { TimeSlicer } from '../time-slice.ts';
+import { TimeSlicer } from '../../scheduling/time-slice.ts';
 import { forEachBounded } from './bounded.ts';
 import { loadCandidates, type LoadedCandidate } from './candidate-records.ts';
 import { comparableName } from './screened-name-key.ts';

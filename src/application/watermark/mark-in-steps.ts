@@ -6,7 +6,7 @@
  */
 import { embedSteps } from '../../domain/watermark/embed.ts';
 import type { AccountTag } from '../../domain/watermark/tag.ts';
-import { TimeSlicer } from '../time-slice.ts';
+import { TimeSlicer } from '../../scheduling/time-slice.ts';
 
 export async function embedInSteps(text: string, tag: AccountTag): Promise<string> {
   return new TimeSlicer().run(embedSteps(text, tag));

@@ -13,7 +13,7 @@ import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from './keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from './keyed-route-support.ts';
 
 export interface AuditDeps {
   readonly queries: AuditQueries;

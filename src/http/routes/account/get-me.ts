@@ -9,7 +9,7 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from './keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from './keyed-route-support.ts';
 
 const MeSchema = z
   .object({

@@ -16,7 +16,7 @@ import type { AppEnv } from '../../env.ts';
 import { envelope } from '../../envelope.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from './keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from './keyed-route-support.ts';
 
 export interface UsageDeps {
   readonly credits: CreditsService;

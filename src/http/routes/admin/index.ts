@@ -3,12 +3,11 @@
  * its OpenAPI document. It exists only when an admin token is configured: without one
  * nothing is registered and every /admin path is an unknown route (404). With one, every
  * /admin request must carry it as a bearer token, checked before any route runs; wrong
- * tokens are throttled per client address (require-admin-token.ts).
+ * tokens are throttled per client address (admin-token-support.ts).
  */
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
 import type { CaseRestrictionService } from '../../../application/cases/case-restriction-service.ts';
 import type { CreditsService } from '../../../application/credits/credits-service.ts';
-import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { registerPostCaseRestrict } from './post-case-restrict.ts';
 import { registerPostKeyRevoke } from './post-key-revoke.ts';
@@ -19,7 +18,7 @@ import { registerPostUserKey } from './post-user-key.ts';
 import { registerPostUser } from './post-user.ts';
 import { registerPutOrganizationAllowlist } from './put-organization-allowlist.ts';
 import { registerPutUserStanding } from './put-user-standing.ts';
-import { requireAdminToken, type AdminTokenAttempts } from './require-admin-token.ts';
+import { requireAdminToken, type AdminTokenAttempts } from './admin-token-support.ts';
 
 export interface AdminDeps {
   /** ADMIN_TOKEN; undefined turns the admin API off. */
@@ -29,8 +28,6 @@ export interface AdminDeps {
   readonly accounts: AccountsService;
   readonly cases: CaseRestrictionService;
   readonly credits: CreditsService;
-  /** Read-only here: the allowlist route reads the current strict setting. */
-  readonly db: Db;
 }
 
 export function registerAdminRoutes(app: App, deps: AdminDeps): void {
@@ -41,7 +38,7 @@ export function registerAdminRoutes(app: App, deps: AdminDeps): void {
 
   registerPostOrganization(app, deps.accounts);
   registerPostOrganizationDeactivate(app, deps.accounts);
-  registerPutOrganizationAllowlist(app, { accounts: deps.accounts, db: deps.db });
+  registerPutOrganizationAllowlist(app, deps.accounts);
   registerPostUser(app, deps.accounts);
   registerPutUserStanding(app, deps.accounts);
   registerPostUserKey(app, deps.accounts);

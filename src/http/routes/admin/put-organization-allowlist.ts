@@ -5,17 +5,11 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
-import type { Db } from '../../../db/database.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
 import { ADMIN_GATE_ERRORS, ADMIN_SECURITY, Allowlist, OrganizationParams } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-
-export interface AllowlistRouteDeps {
-  readonly accounts: AccountsService;
-  readonly db: Db;
-}
 
 const Body = z
   .object({
@@ -43,21 +37,12 @@ const route = createRoute({
   },
 });
 
-async function currentStrictness(db: Db, organizationId: string): Promise<boolean> {
-  const row = await db
-    .selectFrom('organizations')
-    .select('strictAllowlist')
-    .where('organizationId', '=', organizationId)
-    .executeTakeFirst();
-  return row?.strictAllowlist ?? false;
-}
-
-export function registerPutOrganizationAllowlist(app: App, deps: AllowlistRouteDeps): void {
+export function registerPutOrganizationAllowlist(app: App, accounts: AccountsService): void {
   app.openapi(route, async (c) => {
     const { organizationId } = c.req.valid('param');
     const { allowlist, ...body } = c.req.valid('json');
-    const strict = body.strict ?? (await currentStrictness(deps.db, organizationId));
-    const result = await deps.accounts.setAllowlist(organizationId, allowlist, strict, { kind: 'operator' }, c.get('requestId'));
+    const strict = body.strict ?? (await accounts.strictAllowlist(organizationId));
+    const result = await accounts.setAllowlist(organizationId, allowlist, strict, { kind: 'operator' }, c.get('requestId'));
     if (!result.ok) throw accountError(result.error);
     return c.json({ success: true as const, data: { organizationId, allowlist, strict } }, 200);
   });

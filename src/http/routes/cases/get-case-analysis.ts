@@ -14,9 +14,9 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
-import { CaseIdParam, lookupCase } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './case-support.ts';
 
 const LatestRun = z
   .object({

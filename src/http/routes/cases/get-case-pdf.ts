@@ -7,7 +7,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { encryptPdfLink } from '../../../adapters/crypto/pdf-link-cipher.ts';
+import { encryptPdfLink } from '../../pdf-link-cipher.ts';
 import type { CaseReader } from '../../../application/cases/case-reader.ts';
 import type { CourtLevel } from '../../../domain/case/case-record.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
@@ -19,8 +19,8 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { CaseIdParam, lookupCase } from './get-case.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { CaseIdParam, lookupCase } from './case-support.ts';
 
 export interface CasePdfDeps extends PricedRouteDeps {
   readonly cases: CaseReader;

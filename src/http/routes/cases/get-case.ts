@@ -7,41 +7,22 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { CaseReader, CaseView, SiblingDocument } from '../../../application/cases/case-reader.ts';
+import type { CaseReader } from '../../../application/cases/case-reader.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
-import { ApiError } from '../../api-error.ts';
 import { admitted, type PricedRouteDeps } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { CaseIdParam, lookupCase } from './case-support.ts';
 import { CaseSchema, caseFieldsOf } from './case-schemas.ts';
 
 export interface CaseRouteDeps extends PricedRouteDeps {
   readonly cases: CaseReader;
   /** Marks prose with the billing account's watermark, giving the event loop back while a long text is marked. */
   readonly watermark: (accountId: string, text: string) => Promise<string>;
-}
-
-export const CaseIdParam = z.object({
-  id: z
-    .string()
-    .min(1)
-    .max(300)
-    .openapi({
-      param: { name: 'id', in: 'path' },
-      example: 'sc-inabs-5861',
-      description: 'A document id, or a case number in any printed form (URL-encoded), e.g. "Civil Appeal No. 56 of 1987".',
-    }),
-});
-
-/** The case an :id names, or the spec's 404 CASE_NOT_FOUND / 403 CASE_RESTRICTED. */
-export async function lookupCase(cases: CaseReader, id: string): Promise<{ found: CaseView; siblings: readonly SiblingDocument[] }> {
-  const lookup = await cases.lookup(id);
-  if ('missing' in lookup) throw new ApiError(lookup.missing === 'Restricted' ? 'CASE_RESTRICTED' : 'CASE_NOT_FOUND');
-  return lookup;
 }
 
 const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });

@@ -17,7 +17,7 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import {
   analysisRefusal,
   StoredAnalysisSchema,
@@ -25,7 +25,7 @@ import {
   type AnalysisRouteDeps,
   type Watermark,
 } from './analysis-route-support.ts';
-import { CaseIdParam, lookupCase } from './get-case.ts';
+import { CaseIdParam, lookupCase } from './case-support.ts';
 
 const Body = z
   .object({

@@ -8,9 +8,8 @@ import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import type { AuditQueries } from '../../../application/audit/audit-queries.ts';
 import type { Logger } from 'pino';
-import { integer, page } from './layout.ts';
-import { DASHBOARD_PATH, type DashboardEnv } from './session.ts';
-import { auditScopeOf } from './usage.ts';
+import { integer, page } from './layout-support.ts';
+import { auditScopeOf, DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
 
 export interface AuditPageDeps {
   readonly queries: AuditQueries;

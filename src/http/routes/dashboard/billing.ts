@@ -9,8 +9,8 @@ import { html } from 'hono/html';
 import { billingAccountOf, type CreditsService } from '../../../application/credits/credits-service.ts';
 import { TIER_FEATURES, TIER_LIMITS, TIER_NAMES, TIERS, type TierFeatures, type TierLimits } from '../../../domain/access/tiers.ts';
 import { priceList } from '../../../domain/credits/prices.ts';
-import { integer, page } from './layout.ts';
-import { DASHBOARD_PATH, type DashboardEnv } from './session.ts';
+import { integer, page } from './layout-support.ts';
+import { DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
 
 export interface BillingPageDeps {
   readonly credits: CreditsService;

@@ -23,10 +23,10 @@ import type { App } from '../../app-types.ts';
 import { registerAuditPage } from './audit.ts';
 import { registerBillingPages } from './billing.ts';
 import { registerKeysPages } from './keys.ts';
-import { STYLESHEET } from './layout.ts';
+import { STYLESHEET } from './layout-support.ts';
 import { registerLedgerPages } from './ledger.ts';
 import { registerLoginPages } from './login.ts';
-import { DASHBOARD_PATH, requireSession, type DashboardEnv } from './session.ts';
+import { DASHBOARD_PATH, requireSession, type DashboardEnv } from './session-support.ts';
 import { registerUsagePage } from './usage.ts';
 import { registerWebhooksPage } from './webhooks.ts';
 

@@ -12,8 +12,8 @@ import { keyStanding } from '../../../domain/api-key/api-key.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { accountError } from '../../account-errors.ts';
 import { ApiError } from '../../api-error.ts';
-import { csrfInput, page, type Html } from './layout.ts';
-import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session.ts';
+import { csrfInput, page, type Html } from './layout-support.ts';
+import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session-support.ts';
 
 export interface KeysPageDeps {
   readonly accounts: AccountsService;

@@ -12,8 +12,8 @@ import { billingAccountOf, type CreditsService } from '../../../application/cred
 import type { ExportRange, LedgerRow } from '../../../application/credits/ledger-export.ts';
 import type { SessionUser } from '../../../application/sessions/session-service.ts';
 import type { Clock } from '../../../ports/clock.ts';
-import { integer, page } from './layout.ts';
-import { DASHBOARD_PATH, type DashboardEnv } from './session.ts';
+import { integer, page } from './layout-support.ts';
+import { DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
 
 export interface LedgerPageDeps {
   readonly credits: CreditsService;

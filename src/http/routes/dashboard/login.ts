@@ -10,8 +10,8 @@ import { html } from 'hono/html';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import { randomToken } from '../../../application/sessions/tokens.ts';
 import type { Clock } from '../../../ports/clock.ts';
-import { sameToken } from '../settings/session-guard.ts';
-import { csrfInput, shell, type Html } from './layout.ts';
+import { sameToken } from '../settings/session-support.ts';
+import { csrfInput, shell, type Html } from './layout-support.ts';
 import {
   clearDashboardCookie,
   CSRF_FIELD,
@@ -22,7 +22,7 @@ import {
   safeNext,
   setDashboardCookie,
   type DashboardEnv,
-} from './session.ts';
+} from './session-support.ts';
 
 const LOGIN_PATH = `${DASHBOARD_PATH}/login`;
 const LOGIN_COOKIE = 'dashboard_login';

@@ -6,13 +6,12 @@
  */
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
-import type { DailyEndpointUsage, UsageByDay, UsageScope } from '../../../application/audit/usage-by-day.ts';
-import type { SessionUser } from '../../../application/sessions/session-service.ts';
+import type { DailyEndpointUsage, UsageByDay } from '../../../application/audit/usage-by-day.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { Logger } from 'pino';
-import { integer, page } from './layout.ts';
-import type { DashboardEnv } from './session.ts';
-import { daysBetween, SERIES_COLOURS, usageChart } from './usage-chart.ts';
+import { integer, page } from './layout-support.ts';
+import { auditScopeOf, type DashboardEnv } from './session-support.ts';
+import { daysBetween, SERIES_COLOURS, usageChart } from './usage-chart-support.ts';
 
 export interface UsagePageDeps {
   readonly usage: UsageByDay;
@@ -22,11 +21,6 @@ export interface UsagePageDeps {
 
 const DAYS = 30;
 const OTHER = 'other';
-
-/** What a dashboard user may see of the audit trail: their own calls, or their organisation's as its admin. */
-export function auditScopeOf(user: SessionUser): UsageScope {
-  return user.role === 'ORG_ADMIN' && user.organizationId !== null ? { organizationId: user.organizationId } : { userId: user.userId };
-}
 
 /** The busiest endpoints, one series each, and the rest folded into one. */
 function series(usage: readonly DailyEndpointUsage[]): { endpoints: string[]; usage: DailyEndpointUsage[] } {

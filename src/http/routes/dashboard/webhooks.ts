@@ -10,8 +10,8 @@ import { billingAccountOf } from '../../../application/credits/credits-service.t
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpointsError, type WebhookEventType } from '../../../domain/webhook/webhook-endpoints.ts';
 import { webhookError } from '../settings/webhook-schemas.ts';
-import { csrfInput, page, type Html } from './layout.ts';
-import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session.ts';
+import { csrfInput, page, type Html } from './layout-support.ts';
+import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session-support.ts';
 
 /** Latest deliveries shown per endpoint; GET /api/settings/webhooks/{id}/deliveries pages further. */
 const DELIVERIES_SHOWN = 5;

@@ -12,7 +12,7 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 
 export interface JudgeSearchDeps extends PricedRouteDeps {
   readonly judges: JudgeDirectory;

@@ -17,7 +17,7 @@ import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { fromThisMachine } from '../../local-caller.ts';
-import { requireAdminToken, type AdminTokenAttempts } from '../admin/require-admin-token.ts';
+import { requireAdminToken, type AdminTokenAttempts } from '../admin/admin-token-support.ts';
 
 export const METRICS_PATH = '/ops/metrics';
 

@@ -5,7 +5,7 @@
  * personal data the payload codec keeps from Temporal, so the routes exist only when an
  * admin token is configured and every call must carry it as a bearer token, as on the
  * admin API (the CLI), or the ops session cookie the Web UI can send instead
- * (temporal-codec-session.ts); wrong tokens are throttled per client address as on the
+ * (temporal-codec-session.ts, registered with these by index.ts); wrong tokens are throttled per client address as on the
  * admin API. CORS admits the configured Web UI origins only, with credentials, so the UI may
  * send that cookie. Clients send X-Namespace; one keyring serves every namespace, so it is
  * allowed but not read. A payload that cannot be opened (unknown key id, altered
@@ -21,16 +21,16 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { cors } from 'hono/cors';
-import { PayloadCodecError } from '../../../adapters/temporal/payload-codec.ts';
-import { systemClock, type Clock } from '../../../ports/clock.ts';
+import { PayloadCodecError } from '../../../ports/payload-codec.ts';
+import type { Clock } from '../../../ports/clock.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { fromThisMachine } from '../../local-caller.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import type { AdminTokenAttempts } from '../admin/require-admin-token.ts';
+import type { AdminTokenAttempts } from '../admin/admin-token-support.ts';
 import { ADMIN_GATE_ERRORS } from '../admin/schemas.ts';
-import { CODEC_SESSION_COOKIE, codecAccess, codecSessionSigner, registerCodecSession } from './temporal-codec-session.ts';
+import { codecAccess, type CodecSessionSigner } from './temporal-codec-session-support.ts';
 
 export const TEMPORAL_CODEC_PATH = '/ops/temporal-codec';
 
@@ -139,16 +139,12 @@ async function convert(codec: PayloadCodec, operation: 'encode' | 'decode', payl
   }
 }
 
-export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void {
-  if (deps.adminToken === undefined) return;
-  root.openAPIRegistry.registerComponent('securitySchemes', 'AdminToken', { type: 'http', scheme: 'bearer', description: 'ADMIN_TOKEN' });
-  root.openAPIRegistry.registerComponent('securitySchemes', 'CodecSession', {
-    type: 'apiKey',
-    in: 'cookie',
-    name: CODEC_SESSION_COOKIE,
-    description: `Set by POST ${TEMPORAL_CODEC_PATH}/session (open ${TEMPORAL_CODEC_PATH}/login in a browser).`,
-  });
-  const signer = codecSessionSigner(deps.adminToken, deps.clock ?? systemClock);
+/** The encode and decode routes, behind the session-or-token gate (the registrar in index.ts builds the signer). */
+export function registerCodecOperations(
+  root: App,
+  deps: TemporalCodecDeps & { readonly adminToken: string },
+  signer: CodecSessionSigner,
+): void {
   const access = codecAccess(deps.adminToken, signer, deps.attempts);
   const { localUi } = deps;
   const behindProxy = deps.trustProxy ?? false;
@@ -171,11 +167,4 @@ export function registerTemporalCodec(root: App, deps: TemporalCodecDeps): void 
     root.use(path, gate);
     root.openapi(codecRoute(operation), async (c) => c.json(await convert(deps.codec, operation, c.req.valid('json').payloads), 200));
   }
-  registerCodecSession(root, {
-    basePath: TEMPORAL_CODEC_PATH,
-    adminToken: deps.adminToken,
-    signer,
-    attempts: deps.attempts,
-    trustProxy: deps.trustProxy ?? false,
-  });
 }

@@ -3,21 +3,13 @@
  * /party/screen/batch, over the one application use case and its dependencies.
  */
 import type { MiddlewareHandler } from 'hono';
-import type { LitigationChecks } from '../../../application/screening/litigation-checks.ts';
-import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { registerPostPartyScreen } from './post-party-screen.ts';
 import { registerPostPartyScreenBatch } from './post-party-screen-batch.ts';
+import type { PartyRouteDeps } from './party-route-support.ts';
 
-export interface PartyRouteDeps {
-  readonly checks: LitigationChecks;
-  readonly clock: Clock;
-  /** Carried in every 402 body. */
-  readonly topUpUrl: string;
-  /** Carried in the Free tier's API_TIER_NOT_ALLOWED body. */
-  readonly upgradeUrl: string;
-}
+export type { PartyRouteDeps } from './party-route-support.ts';
 
 export function registerPartyRoutes(
   api: App,

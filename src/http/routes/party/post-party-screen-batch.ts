@@ -19,9 +19,9 @@ import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { describeIssue } from '../../validation.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { batchAuditDetail } from './audit-detail.ts';
-import type { PartyRouteDeps } from './index.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { batchAuditDetail } from './audit-detail-support.ts';
+import type { PartyRouteDeps } from './party-route-support.ts';
 import { BatchItem, PURPOSES, checkRefusalError, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 import { comparableName } from '../../../application/screening/screened-name-key.ts';
 

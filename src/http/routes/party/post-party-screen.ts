@@ -16,9 +16,9 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import { screenAuditDetail } from './audit-detail.ts';
-import type { PartyRouteDeps } from './index.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { screenAuditDetail } from './audit-detail-support.ts';
+import type { PartyRouteDeps } from './party-route-support.ts';
 import { checkRefusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 
 const Response = z

@@ -1,7 +1,7 @@
 /** GET /reference/case-types: the taxonomy the caseType filter accepts; a label expands to its codes. */
 import { caseTypesReference } from '../../../reference/reference-data.ts';
 import { CaseTypesReferenceSchema } from '../../../reference/schemas.ts';
-import { referenceRoute } from './reference-route.ts';
+import { referenceRoute } from './reference-route-support.ts';
 
 export const registerGetCaseTypes = referenceRoute({
   operationId: 'listCaseTypes',

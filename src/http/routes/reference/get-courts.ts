@@ -1,7 +1,7 @@
 /** GET /reference/courts: the court hierarchy the search court filter accepts. */
 import { courtsReference } from '../../../reference/reference-data.ts';
 import { CourtsReferenceSchema } from '../../../reference/schemas.ts';
-import { referenceRoute } from './reference-route.ts';
+import { referenceRoute } from './reference-route-support.ts';
 
 export const registerGetCourts = referenceRoute({
   operationId: 'listCourts',

@@ -29,7 +29,7 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, CodedErrorSchema, errorResponses } from '../../openapi-errors.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
 import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 

@@ -9,7 +9,7 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { SearchCursorCodec } from '../../../adapters/crypto/search-cursor-codec.ts';
+import type { SearchCursors } from '../../../ports/search-cursors.ts';
 import { searchPageEarns } from '../../../application/admission/decision.ts';
 import { resolveFilters, FIRST_YEAR } from '../../../application/search/search-filters.ts';
 import type { KeywordSearch } from '../../../application/search/keyword-search.ts';
@@ -22,13 +22,13 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
 import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 
 export interface KeywordSearchRouteDeps extends PricedRouteDeps {
   readonly search: KeywordSearch;
-  readonly cursors: SearchCursorCodec;
+  readonly cursors: SearchCursors;
   readonly clock: Clock;
 }
 

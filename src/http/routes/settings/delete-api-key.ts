@@ -11,7 +11,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
 import { KeyIdParams, WRITE_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 
 export interface RevokeKeyDeps {
   readonly accounts: AccountsService;

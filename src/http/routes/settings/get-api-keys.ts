@@ -12,7 +12,7 @@ import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KeyModeSchema, READ_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 
 export interface ListKeysDeps {
   readonly accounts: AccountsService;

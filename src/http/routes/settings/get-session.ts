@@ -7,7 +7,7 @@ import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { READ_SECURITY, SessionUserSchema } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 
 const SessionData = z
   .object({

@@ -7,7 +7,7 @@ import { ApiError } from '../../api-error.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { READ_SECURITY } from './schemas.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 import { WebhookEventTypeSchema, WebhookIdParams } from './webhook-schemas.ts';
 
 const DeliveriesQuery = z.object({

@@ -6,7 +6,7 @@ import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { READ_SECURITY } from './schemas.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 import { WebhookEndpointSchema } from './webhook-schemas.ts';
 
 const route = createRoute({

@@ -21,7 +21,7 @@ import { registerListWebhooks } from './get-webhooks.ts';
 import { registerCreateWebhook } from './post-webhook.ts';
 import { registerRotateWebhookSecret } from './post-rotate-webhook-secret.ts';
 import { CSRF_SECURITY, SESSION_SECURITY } from './schemas.ts';
-import { CSRF_HEADER, SESSION_COOKIE, sessionGuards } from './session-guard.ts';
+import { CSRF_HEADER, SESSION_COOKIE, sessionGuards } from './session-support.ts';
 
 export interface SettingsDeps {
   readonly accounts: AccountsService;

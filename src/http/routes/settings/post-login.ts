@@ -10,7 +10,7 @@ import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { envelope } from '../../envelope.ts';
-import { setSessionCookie } from './session-guard.ts';
+import { setSessionCookie } from './session-support.ts';
 
 export interface LoginDeps {
   readonly sessions: SessionService;

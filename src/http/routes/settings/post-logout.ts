@@ -8,7 +8,7 @@ import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { WRITE_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-import { clearSessionCookie, type SessionGuards } from './session-guard.ts';
+import { clearSessionCookie, type SessionGuards } from './session-support.ts';
 
 export interface LogoutDeps {
   readonly sessions: SessionService;

@@ -12,7 +12,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
 import { IssuedKeySchema, KeyIdParams, WRITE_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 
 export interface RotateKeyDeps {
   readonly accounts: AccountsService;

@@ -10,7 +10,7 @@ import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { WRITE_SECURITY } from './schemas.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 import { WebhookIdParams, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
 
 const Rotated = z

@@ -11,7 +11,7 @@ import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { WRITE_SECURITY } from './schemas.ts';
-import type { SessionGuards } from './session-guard.ts';
+import type { SessionGuards } from './session-support.ts';
 import { WebhookEndpointSchema, WebhookEventTypeSchema, WebhookModeSchema, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
 
 const CreateWebhookBody = z

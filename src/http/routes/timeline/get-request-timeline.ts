@@ -12,9 +12,8 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import type { TimelineRouteDeps } from './index.ts';
-import { jobAnswer } from './timeline-route-support.ts';
+import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { jobAnswer, type TimelineRouteDeps } from './timeline-route-support.ts';
 import { TimelineJobSchema } from './timeline-schemas.ts';
 
 /** While a live fetch runs: when to look again. */

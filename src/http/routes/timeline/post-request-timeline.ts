@@ -20,9 +20,8 @@ import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route.ts';
-import type { TimelineRouteDeps } from './index.ts';
-import { jobAnswer, timelineRefusal } from './timeline-route-support.ts';
+import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { jobAnswer, timelineRefusal, type TimelineRouteDeps } from './timeline-route-support.ts';
 import { TimelineJobSchema } from './timeline-schemas.ts';
 
 /** When a live fetch is worth collecting: the portal usually answers within seconds. */

@@ -3,13 +3,24 @@
  * and GET /cases/:id/pdf once a document is stored for its case) and the mapping of
  * refusals onto the spec's error codes.
  */
-import type { TimelineRefusal } from '../../../application/timeline/timeline-requests.ts';
+import type { TimelineRefusal, TimelineRequests } from '../../../application/timeline/timeline-requests.ts';
 import type { TimelineJob } from '../../../application/timeline/timeline-jobs.ts';
-import { judgmentKey } from '../../../ports/document-storage.ts';
+import { judgmentKey, type DocumentStorage } from '../../../ports/document-storage.ts';
 import { ApiError, workflowEngineUnavailable } from '../../api-error.ts';
 import { refusalError, type RefusalLinks } from '../../admission.ts';
-import type { TimelineRouteDeps } from './index.ts';
 import { jobBody, type TimelineJobBody } from './timeline-schemas.ts';
+
+export interface TimelineRouteDeps {
+  readonly requests: TimelineRequests;
+  /** Where fetched order documents are stored, to say whether GET /cases/:id/pdf has one. */
+  readonly documents: DocumentStorage;
+  /** Carried in every 402 body. */
+  readonly topUpUrl: string;
+  /** Carried in the Free tier's LIVE_FETCH_NOT_ALLOWED body. */
+  readonly upgradeUrl: string;
+  /** The API root path, for the status links in answers. */
+  readonly basePath: string;
+}
 
 export async function jobAnswer(job: TimelineJob, deps: TimelineRouteDeps): Promise<TimelineJobBody> {
   const statusUrl = `${deps.basePath}/request-timeline/${encodeURIComponent(job.requestId)}`;

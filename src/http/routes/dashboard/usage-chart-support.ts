@@ -6,7 +6,7 @@
  */
 import { html } from 'hono/html';
 import type { DailyEndpointUsage } from '../../../application/audit/usage-by-day.ts';
-import type { Html } from './layout.ts';
+import type { Html } from './layout-support.ts';
 
 /** The legend's swatches use the same colours, by index (.s0 to .s7 in the stylesheet). */
 export const SERIES_COLOURS = ['#1f77b4', '#ff7f0e', '#2ca02c', '#d62728', '#9467bd', '#8c564b', '#e377c2', '#7f7f7f'];

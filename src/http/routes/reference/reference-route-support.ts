@@ -6,7 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../app-types.ts';
 import { publicRateLimit, type PublicRateLimit } from '../../middleware/public-rate-limit.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { prepareStaticJson, sendStaticJson } from './static-json.ts';
+import { prepareStaticJson, sendStaticJson } from './static-json-support.ts';
 
 export interface ReferenceRouteOptions<S extends z.ZodType> {
   readonly path: `/reference/${string}`;

@@ -8,7 +8,7 @@
 import { html } from 'hono/html';
 import type { HtmlEscapedString } from 'hono/utils/html';
 import type { SessionUser } from '../../../application/sessions/session-service.ts';
-import { CSRF_FIELD, DASHBOARD_PATH } from './session.ts';
+import { CSRF_FIELD, DASHBOARD_PATH } from './session-support.ts';
 
 export type Html = HtmlEscapedString | Promise<HtmlEscapedString>;
 

@@ -7,9 +7,10 @@
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
-import type { ActiveSession, SessionService } from '../../../application/sessions/session-service.ts';
+import type { UsageScope } from '../../../application/audit/usage-by-day.ts';
+import type { ActiveSession, SessionService, SessionUser } from '../../../application/sessions/session-service.ts';
 import type { AppEnv } from '../../env.ts';
-import { requestIsHttps, sameToken } from '../settings/session-guard.ts';
+import { requestIsHttps, sameToken } from '../settings/session-support.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
 export const DASHBOARD_COOKIE = 'dashboard_session';
@@ -63,4 +64,9 @@ export async function formWithCsrf(c: Context<DashboardEnv>): Promise<Record<str
 
 export function csrfRefused(c: Context<DashboardEnv>): Response {
   return c.text('Refused: the form did not carry this session’s CSRF token. Reload the page and try again.', 403);
+}
+
+/** What a dashboard user may see of the audit trail: their own calls, or their organisation's as its admin. */
+export function auditScopeOf(user: SessionUser): UsageScope {
+  return user.role === 'ORG_ADMIN' && user.organizationId !== null ? { organizationId: user.organizationId } : { userId: user.userId };
 }
