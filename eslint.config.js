@@ -105,6 +105,25 @@ export default tseslint.config(
     },
   },
   {
+    // Projectors read the event log through the EventStore port (src/ports/event-store.ts), never
+    // the Postgres adapter's reader or the events table itself: one place knows how a late commit is never skipped.
+    files: ['src/projections/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['**/adapters/**'] }],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/] > Literal[value='events']",
+          message: 'Read events through the EventStore port.',
+        },
+        {
+          selector: "TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\b(from|join)\\s+events\\b/i]",
+          message: 'Read events through the EventStore port.',
+        },
+      ],
+    },
+  },
+  {
     // Adapters implement ports (src/ports) and may use the domain; the application layer depends on them, not the reverse.
     files: ['src/adapters/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/application/**', '**/http/**'] }] },

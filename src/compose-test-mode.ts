@@ -273,18 +273,23 @@ async function build(options: TestModeOptions): Promise<Built> {
     }
     engines.start({ runs: analysis.runs, cases: research.cases, documents, timeline });
 
-    const auditProjector = new ProjectorRunner(db.maintenance, auditToClickHouse(o.analytics, AUDIT_TABLES.test), {
+    const auditProjector = new ProjectorRunner(db.maintenance, application.store, auditToClickHouse(o.analytics, AUDIT_TABLES.test), {
       now: () => clock.now(),
       idleMs: 250,
       onError: (err) => logger.warn({ err }, 'test mode: audit projection failed; will retry'),
     });
     auditProjector.start();
     onClose.push(() => auditProjector.stop());
-    const webhookProjector = new ProjectorRunner(db.maintenance, webhookOutbox({ mode: 'test', into: o.webhookDeliveries }), {
-      now: () => clock.now(),
-      idleMs: 250,
-      onError: (err) => logger.warn({ err }, 'test mode: webhook projection failed; will retry'),
-    });
+    const webhookProjector = new ProjectorRunner(
+      db.maintenance,
+      application.store,
+      webhookOutbox({ mode: 'test', into: o.webhookDeliveries }),
+      {
+        now: () => clock.now(),
+        idleMs: 250,
+        onError: (err) => logger.warn({ err }, 'test mode: webhook projection failed; will retry'),
+      },
+    );
     webhookProjector.start();
     onClose.push(() => webhookProjector.stop());
     const auditQueries = new AuditQueries(o.analytics, AUDIT_TABLES.test);

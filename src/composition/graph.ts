@@ -129,7 +129,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   );
 
   const auditProjection = auditToClickHouse(analytics.store);
-  const auditProjector = new ProjectorRunner(database.maintenance, auditProjection, {
+  const auditProjector = new ProjectorRunner(database.maintenance, application.store, auditProjection, {
     now: () => clock.now(),
     // ClickHouse wants few large inserts: each insert writes a part, whatever its size.
     batchSize: 5_000,
@@ -150,7 +150,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     onError: (err) => logger.warn({ err }, 'embedding projection failed; will retry'),
   });
   metrics.observeProjectorLag(() =>
-    projectorLag(database.db, [
+    projectorLag(database.db, application.store, [
       { name: auditProjection.name, feed: 'events' },
       { name: WEBHOOK_PROJECTOR, feed: 'events' },
       { name: searchIndexProjectorName(searchIndexWriter), feed: 'cases' },
@@ -225,7 +225,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
   });
   // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
-  const webhookProjector = new ProjectorRunner(database.maintenance, webhooks.outbox, {
+  const webhookProjector = new ProjectorRunner(database.maintenance, application.store, webhooks.outbox, {
     now: () => clock.now(),
     onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
   });

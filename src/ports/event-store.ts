@@ -78,6 +78,9 @@ export interface Checkpoint {
   readonly globalPosition: number;
 }
 
+/** Before the first event: where a reader of the whole log starts. */
+export const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
+
 export interface EventStore {
   append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /**
@@ -89,8 +92,14 @@ export interface EventStore {
   readStream(streamId: string, from?: number, trx?: Trx): Promise<ReadStreamResult>;
   /** Every event after a global position, in position order (for audits and rebuilds). */
   readAll(after: number, limit: number): Promise<RecordedEvent[]>;
-  /** Events committed after `after`, in an order that never skips a late commit (for pollers). */
-  readCommittedAfter(after: Checkpoint, limit: number): Promise<RecordedEvent[]>;
+  /**
+   * Events committed after `after`, in an order that never skips a late commit (for pollers
+   * and projectors); `trx` reads them in the caller's transaction (a projector's, which
+   * holds its lock and saves its checkpoint there).
+   */
+  readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]>;
+  /** How many events committed after `after` (a projector's lag), counting no further than `ceiling`. */
+  countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number>;
   /** Where a poller that only cares about what commits from now on starts. */
   committedHead(): Promise<Checkpoint>;
 }

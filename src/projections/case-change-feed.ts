@@ -5,7 +5,7 @@
  * skipped; and the session lock that keeps a second instance from interleaving batches.
  */
 import { sql, type Selectable } from 'kysely';
-import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+import type { Checkpoint } from '../ports/event-store.ts';
 import type { Database, Db } from '../db/database.ts';
 import type { DatabaseKind } from '../db/open.ts';
 

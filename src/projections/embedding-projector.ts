@@ -20,7 +20,7 @@ import type { DatabaseKind } from '../db/open.ts';
 import { chunkCase, USE_LITE_CHUNKING, type ChunkingOptions } from '../domain/semantic/chunking.ts';
 import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
-import type { Checkpoint } from '../adapters/postgres/committed-events.ts';
+import type { Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';

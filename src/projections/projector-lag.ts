@@ -8,8 +8,8 @@
  */
 import { sql } from 'kysely';
 import type { Db } from '../db/database.ts';
+import { START, type EventStore } from '../ports/event-store.ts';
 import type { ProjectorLag } from '../ports/metrics.ts';
-import { START } from '../adapters/postgres/committed-events.ts';
 
 export const LAG_CEILING = 100_000;
 
@@ -19,26 +19,24 @@ export interface FollowedProjector {
   readonly feed: 'events' | 'cases';
 }
 
-async function behind(db: Db, projector: FollowedProjector): Promise<number> {
+async function behind(db: Db, events: EventStore, projector: FollowedProjector): Promise<number> {
   const checkpoint =
     (await db
       .selectFrom('projectorCheckpoints')
       .select(['transactionId', 'globalPosition'])
       .where('projector', '=', projector.name)
       .executeTakeFirst()) ?? START;
+  if (projector.feed === 'events') return events.countCommittedAfter(checkpoint, LAG_CEILING);
   const after = sql`(${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint)`;
-  const pending =
-    projector.feed === 'events'
-      ? sql`select 1 from events where transaction_id < pg_snapshot_xmin(pg_current_snapshot())
-          and (transaction_id, global_position) > ${after} limit ${LAG_CEILING}`
-      : sql`select 1 from cases where change_xid < pg_snapshot_xmin(pg_current_snapshot())
+  const pending = sql`select 1 from cases where change_xid < pg_snapshot_xmin(pg_current_snapshot())
           and (change_xid, change_seq) > ${after} limit ${LAG_CEILING}`;
   const { rows } = await sql<{ n: string }>`select count(*) as n from (${pending}) pending`.execute(db);
   return Number(rows[0]?.n ?? 0);
 }
 
-export async function projectorLag(db: Db, projectors: readonly FollowedProjector[]): Promise<ProjectorLag[]> {
+/** `events` is the event store the `events` feed is read through; the case feed is the case store's own table. */
+export async function projectorLag(db: Db, events: EventStore, projectors: readonly FollowedProjector[]): Promise<ProjectorLag[]> {
   const lags: ProjectorLag[] = [];
-  for (const projector of projectors) lags.push({ projector: projector.name, behind: await behind(db, projector) });
+  for (const projector of projectors) lags.push({ projector: projector.name, behind: await behind(db, events, projector) });
   return lags;
 }

@@ -1,12 +1,11 @@
 /**
- * Async projector runner. Reads committed events in an order that never skips a late
- * commit (see committed-events.ts). Each batch and
- * its checkpoint are saved in one transaction: a crash resumes from the last checkpoint.
+ * Async projector runner. Reads committed events through the event store port, in an
+ * order that never skips a late commit, inside its own transaction: each batch and its
+ * checkpoint are saved in that one transaction, so a crash resumes from the last checkpoint.
  */
 import { sql } from 'kysely';
 import type { Db, Trx } from '../db/database.ts';
-import type { RecordedEvent } from '../ports/event-store.ts';
-import { readCommittedAfter, START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { START, type Checkpoint, type EventStore, type RecordedEvent } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
 
 export interface AsyncProjection {
@@ -25,6 +24,7 @@ export class ProjectorRunner {
 
   constructor(
     private readonly db: Db,
+    private readonly events: EventStore,
     private readonly projection: AsyncProjection,
     private readonly options: { batchSize?: number; idleMs?: number; now: () => Date; onError?: (error: unknown) => void },
   ) {
@@ -46,7 +46,7 @@ export class ProjectorRunner {
       // One runner per projector at a time, across processes: a second one waits here.
       await sql`select pg_advisory_xact_lock(hashtext(${this.projection.name}))`.execute(trx);
       const checkpoint = await this.#checkpoint(trx);
-      const events = await readCommittedAfter(trx, checkpoint, this.options.batchSize ?? DEFAULT_BATCH_SIZE);
+      const events = await this.events.readCommittedAfter(checkpoint, this.options.batchSize ?? DEFAULT_BATCH_SIZE, trx);
       const last = events[events.length - 1];
       if (!last) return 0;
       const wanted = this.projection.handles;

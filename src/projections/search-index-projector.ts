@@ -16,7 +16,7 @@ import type { Db } from '../db/database.ts';
 import type { DatabaseKind } from '../db/open.ts';
 import { decodeEntities } from '../corpus/source-text.ts';
 import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
-import { START, type Checkpoint } from '../adapters/postgres/committed-events.ts';
+import { START, type Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 

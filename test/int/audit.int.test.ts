@@ -14,6 +14,7 @@ import { BASE, buildTestApp, SettableClock, TEST_CLIENT_HEADER, type TestApp } f
 import { databases, type TestDatabase } from '../support/databases.ts';
 import { securityMatrix } from '../support/security-matrix.ts';
 import { openPglite } from '../../src/db/open.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type AuditBody = {
   success: boolean;
@@ -49,7 +50,7 @@ describe('GET /audit', () => {
     test = buildTestApp({ db: database.db, clock, analytics });
     await test.application.invalidator.poll();
     fixture = await createAccessFixture(test.application.accounts, clock);
-    projector = new ProjectorRunner(database.db, auditToClickHouse(analytics), { now: () => clock.now() });
+    projector = new ProjectorRunner(database.db, eventStoreOf(database.db), auditToClickHouse(analytics), { now: () => clock.now() });
     const me = (key: string, ip = '198.51.100.30') =>
       test.app.request(`${BASE}/me`, { headers: { 'X-API-Key': key, 'User-Agent': 'bgv-check/1.0', [TEST_CLIENT_HEADER]: ip } });
     for (let i = 0; i < 3; i += 1) await me(fixture.keys.active);
@@ -129,6 +130,7 @@ describe('GET /audit', () => {
     const before = await count();
     const replayed = await new ProjectorRunner(
       database.db,
+      eventStoreOf(database.db),
       { ...auditToClickHouse(analytics), reset: async () => undefined },
       { now: () => clock.now() },
     ).rebuild();

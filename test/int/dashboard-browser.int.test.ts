@@ -24,6 +24,7 @@ import { openTestAnalytics } from '../support/analytics.ts';
 import { BASE, buildTestApp, type TestApp } from '../support/app.ts';
 import { chromiumPath, launchChromium, NO_CHROMIUM } from '../support/browser.ts';
 import { databases } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const SCREENSHOTS = process.env.SCREENSHOTS === '1' ? join(import.meta.dirname, '..', '..', 'docs', 'screenshots') : undefined;
 const EMAIL = 'priya@vr.example';
@@ -56,7 +57,10 @@ describe('the dashboard in a browser', { skip: chromiumPath() === undefined ? NO
       analytics: analytics.store,
       links: { topUpUrl: config.TOP_UP_URL, upgradeUrl: config.UPGRADE_URL },
     });
-    projector = new ProjectorRunner(database.db, auditToClickHouse(analytics.store), { now: () => new Date(), idleMs: 100 });
+    projector = new ProjectorRunner(database.db, eventStoreOf(database.db), auditToClickHouse(analytics.store), {
+      now: () => new Date(),
+      idleMs: 100,
+    });
     projector.start();
     // Pins where the key cache's invalidation starts reading, as the service does before serving.
     await t.application.invalidator.poll();

@@ -19,6 +19,7 @@ import { enterpriseUser } from '../support/access-fixture.ts';
 import { openTestAnalytics } from '../support/analytics.ts';
 import { BASE, buildTestApp, type TestApp } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const PASSWORD = 'a long dashboard passphrase';
 const ORIGIN = 'http://localhost';
@@ -121,7 +122,9 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
       entitledTiers: ['free', 'enterprise'],
       links: { topUpUrl: config.TOP_UP_URL, upgradeUrl: config.UPGRADE_URL },
     });
-    const runner = new ProjectorRunner(database.db, auditToClickHouse(analytics.store), { now: () => new Date() });
+    const runner = new ProjectorRunner(database.db, eventStoreOf(database.db), auditToClickHouse(analytics.store), {
+      now: () => new Date(),
+    });
     catchUpAudit = async () => {
       await runner.catchUp();
     };

@@ -10,6 +10,7 @@ import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { VersionConflictError, type InlineProjection, type RecordedEvent } from '../../src/ports/event-store.ts';
 import { ProjectorRunner, type AsyncProjection } from '../../src/projections/projector.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const metadata = (requestId: string) => ({ requestId, actor: 'test', occurredAt: '2026-01-01T00:00:00.000Z' });
 const now = () => new Date('2026-01-01T00:00:00Z');
@@ -185,7 +186,7 @@ for (const factory of databases) {
         await store.append(`proj-${i % 3}`, 'any', [{ type: 'Tick', data: { i } }], { streamType: 'p', metadata: metadata(`t${i}`) });
       }
       const projection = collector('collector-1');
-      const runner = new ProjectorRunner(database.db, projection, { batchSize: 7, now });
+      const runner = new ProjectorRunner(database.db, eventStoreOf(database.db), projection, { batchSize: 7, now });
       assert.equal(await runner.catchUp(), before + 30);
       const ticks = projection.seen.filter((e) => e.type === 'Tick').map((e) => (e.data as { i: number }).i);
       assert.deepEqual(
@@ -196,13 +197,13 @@ for (const factory of databases) {
       // A new runner (a restarted process) resumes after the checkpoint: nothing is seen twice.
       await store.append('proj-0', 'any', [{ type: 'Tick', data: { i: 30 } }], { streamType: 'p', metadata: metadata('t30') });
       const resumed = collector('collector-1');
-      assert.equal(await new ProjectorRunner(database.db, resumed, { now }).catchUp(), 1);
+      assert.equal(await new ProjectorRunner(database.db, eventStoreOf(database.db), resumed, { now }).catchUp(), 1);
       assert.deepEqual(
         resumed.seen.map((e) => (e.data as { i: number }).i),
         [30],
       );
 
-      const rebuilt = await new ProjectorRunner(database.db, resumed, { now }).rebuild();
+      const rebuilt = await new ProjectorRunner(database.db, eventStoreOf(database.db), resumed, { now }).rebuild();
       assert.equal(rebuilt, before + 31);
       assert.equal(resumed.resets, 1);
     });
@@ -224,7 +225,7 @@ describe(
       try {
         const store = new PostgresEventStore(database.db);
         const projection = collector('held-open');
-        const runner = new ProjectorRunner(database.db, projection, { now });
+        const runner = new ProjectorRunner(database.db, eventStoreOf(database.db), projection, { now });
         let releaseHeld!: () => void;
         const held = new Promise<void>((r) => (releaseHeld = r));
         let appendedHeld!: () => void;

@@ -19,6 +19,7 @@ import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { openTestAnalytics } from '../support/analytics.ts';
 import { buildTestApp, KEY_HASH_SECRET, SettableClock } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const DAY_1 = new Date('2026-11-26T10:00:00.000Z');
 const DAY_2 = new Date('2026-11-27T09:30:00.000Z');
@@ -80,7 +81,7 @@ for (const factory of databases) {
       const built = buildTestApp({ db: database.db, clock });
       credits = built.application.credits;
       recorder = built.application.audit;
-      projector = new ProjectorRunner(database.db, auditToClickHouse(analytics), { now: () => clock.now() });
+      projector = new ProjectorRunner(database.db, eventStoreOf(database.db), auditToClickHouse(analytics), { now: () => clock.now() });
 
       ok(await credits.grant(ORG, { amount: 1000, source: 'purchase' }));
       ok(await credits.grant(SOLO, { amount: 200, source: 'grant' }));

@@ -21,6 +21,7 @@ import { BASE, buildTestApp, TEST_CLIENT_HEADER, type TestApp } from '../support
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { hasSample, sampleValue } from '../support/prometheus-text.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type Json = Record<string, unknown>;
 const CASE = 'sc-inabs-5861';
@@ -122,11 +123,12 @@ for (const factory of databases)
       const applied: number[] = [];
       const runner = new ProjectorRunner(
         database.db,
+        eventStoreOf(database.db),
         { name: projector, apply: async (events) => void applied.push(events.length), reset: async () => undefined },
         { now: () => new Date() },
       );
       t.metrics.observeProjectorLag(() =>
-        projectorLag(database.db, [
+        projectorLag(database.db, eventStoreOf(database.db), [
           { name: projector, feed: 'events' },
           { name: 'metrics-never-ran', feed: 'cases' },
         ]),

@@ -33,6 +33,7 @@ import {
   type Json,
   type ScreeningWorld,
 } from '../support/screening-setup.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const operator = { kind: 'operator' } as const;
 
@@ -622,7 +623,9 @@ for (const factory of databases)
           insert: (table, rows, options = {}) =>
             store.insert(table, rows, options.dedupToken === undefined ? {} : { dedupToken: `${factory.name}-${options.dedupToken}` }),
         };
-        await new ProjectorRunner(w.database.db, auditToClickHouse(ofThisDatabase), { now: () => w.clock.now() }).catchUp();
+        await new ProjectorRunner(w.database.db, eventStoreOf(w.database.db), auditToClickHouse(ofThisDatabase), {
+          now: () => w.clock.now(),
+        }).catchUp();
 
         const rows = await store.query<Json & { endpoint: string; detail: string; user_id: string }>('SELECT * FROM audit_events FINAL');
         const stored = JSON.stringify(rows);

@@ -15,6 +15,7 @@ import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.
 import { databases, type TestDatabase } from '../support/databases.ts';
 import { securityMatrix } from '../support/security-matrix.ts';
 import { openPglite } from '../../src/db/open.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type UsageBody = {
   data: {
@@ -49,7 +50,7 @@ describe('GET /usage', () => {
     const charged = await test.application.credits.chargeNow(fixture.organizationId, 7, 'req-usage-1');
     assert.ok(charged.ok);
     for (let i = 0; i < 4; i += 1) await test.app.request(`${BASE}/me`, { headers: { 'X-API-Key': fixture.keys.member } });
-    await new ProjectorRunner(database.db, auditToClickHouse(analytics), { now: () => clock.now() }).catchUp();
+    await new ProjectorRunner(database.db, eventStoreOf(database.db), auditToClickHouse(analytics), { now: () => clock.now() }).catchUp();
     const closed = await openPglite(undefined);
     await closed.close();
     down = buildTestApp({ db: closed.db, clock, analytics });

@@ -37,6 +37,7 @@ import {
   type TestTemporal,
 } from '../support/temporal.ts';
 import { workflowIds } from '../../workflows/task-queues.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const PASSWORD = 'correct horse battery staple';
 const operator = { kind: 'operator' } as const;
@@ -198,7 +199,7 @@ for (const factory of databases) {
       });
       t = buildTestApp({ db: database.db, webhookWorkflows: workflows });
       app = t.app;
-      projector = new ProjectorRunner(database.db, t.webhooks.outbox, { now: () => new Date() });
+      projector = new ProjectorRunner(database.db, eventStoreOf(database.db), t.webhooks.outbox, { now: () => new Date() });
       // Only what commits from here on: the projector starts at the head, as on a fresh deploy.
       await projector.catchUp();
       const worker = await createWorker(

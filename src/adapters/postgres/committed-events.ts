@@ -5,12 +5,8 @@
  */
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
-import type { Checkpoint, RecordedEvent } from '../../ports/event-store.ts';
+import { START, type Checkpoint, type RecordedEvent } from '../../ports/event-store.ts';
 import { toRecorded } from '../../db/event-rows.ts';
-
-export type { Checkpoint } from '../../ports/event-store.ts';
-
-export const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
 
 const committed = sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 
@@ -25,6 +21,14 @@ export async function readCommittedAfter(executor: Db | Trx, after: Checkpoint, 
     .limit(limit)
     .execute();
   return rows.map(toRecorded);
+}
+
+/** Committed events after a checkpoint, counted up to `ceiling` (a bounded index walk however far behind). */
+export async function countCommittedAfter(executor: Db | Trx, after: Checkpoint, ceiling: number): Promise<number> {
+  const { rows } = await sql<{ n: string }>`select count(*) as n from (select 1 from events where ${committed}
+      and (transaction_id, global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)
+      limit ${ceiling}) pending`.execute(executor);
+  return Number(rows[0]?.n ?? 0);
 }
 
 /** The newest committed position: where a reader that does not need history starts. */

@@ -20,7 +20,7 @@ import {
   type RecordedEvent,
 } from '../../ports/event-store.ts';
 import { toRecorded, type EventRow } from '../../db/event-rows.ts';
-import { committedHead, readCommittedAfter } from './committed-events.ts';
+import { committedHead, countCommittedAfter, readCommittedAfter } from './committed-events.ts';
 
 /** The stream id a unique violation on streams or events names, or null for any other error. */
 function uniqueViolation(error: unknown): string | null {
@@ -84,8 +84,12 @@ export class PostgresEventStore implements EventStore {
       select stream_id, 1, type, schema_version, data, metadata, at from input`.execute(this.db);
   }
 
-  readCommittedAfter(after: Checkpoint, limit: number): Promise<RecordedEvent[]> {
-    return readCommittedAfter(this.db, after, limit);
+  readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]> {
+    return readCommittedAfter(trx ?? this.db, after, limit);
+  }
+
+  countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number> {
+    return countCommittedAfter(this.db, after, ceiling);
   }
 
   committedHead(): Promise<Checkpoint> {
