@@ -9,7 +9,7 @@
  * a bad flag, no token to be found.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -57,6 +57,9 @@ async function searchable(env: Record<string, string>): Promise<void> {
   throw new Error('the first start never made the corpus searchable');
 }
 
+/** Every dev listen still running: a test that fails before its delivery must not leave one holding the run open. */
+const listeners = new Set<ChildProcess>();
+
 /** A dev listen receiving `count` events: resolves once it listens; `exited` is its exit code. */
 async function listen(
   env: Record<string, string>,
@@ -67,10 +70,12 @@ async function listen(
     env: { ...process.env, ...env, COURT_RECORDS_PASSWORD: account.password },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  listeners.add(listener);
   let stdout = '';
   let stderr = '';
   listener.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const exited = new Promise<number | null>((resolve) => listener.once('close', resolve));
+  void exited.then(() => listeners.delete(listener));
   await new Promise<void>((resolve, reject) => {
     listener.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
@@ -107,6 +112,7 @@ describe('quickstart: npm start with no internet, then court-records dev seed, t
     await searchable(env);
   });
   after(async () => {
+    for (const listener of listeners) listener.kill('SIGKILL');
     await service.stop();
     await offline.close();
   });
