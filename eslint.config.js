@@ -4,6 +4,18 @@ import tseslint from 'typescript-eslint';
 
 const nodeBuiltins = ['node:*', 'fs', 'path', 'crypto', 'os', 'child_process'];
 
+// A Kysely call or a sql template naming the events table: only the event store adapter may.
+const readsEventsTable = [
+  {
+    selector: "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/] > Literal[value='events']",
+    message: 'Read events through the EventStore port.',
+  },
+  {
+    selector: "TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\b(from|join)\\s+events\\b/i]",
+    message: 'Read events through the EventStore port.',
+  },
+];
+
 // HTTP maps requests onto the application layer: it never reaches adapters or the database itself.
 const httpForbidden = ['**/adapters/**', '**/db/**', 'kysely'];
 
@@ -77,7 +89,11 @@ export default tseslint.config(
     // The application layer answers in tagged values (only src/http knows HTTP) and reaches
     // the world through its ports (src/ports); the adapters are chosen in the composition.
     files: ['src/application/**/*.ts'],
-    rules: { 'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**', '**/adapters/**'] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: ['hono', 'hono/*', '@hono/*', '**/http/**', '**/adapters/**'] }],
+      // The event log is read through the EventStore port, here as in the projectors.
+      'no-restricted-syntax': ['error', ...readsEventsTable],
+    },
   },
   {
     // Routes parse, call the application layer and map its answer: no adapters, no Kysely queries.
@@ -110,17 +126,7 @@ export default tseslint.config(
     files: ['src/projections/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: ['**/adapters/**'] }],
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "CallExpression[callee.property.name=/^(selectFrom|insertInto|updateTable|deleteFrom)$/] > Literal[value='events']",
-          message: 'Read events through the EventStore port.',
-        },
-        {
-          selector: "TaggedTemplateExpression[tag.name='sql'] TemplateElement[value.raw=/\\b(from|join)\\s+events\\b/i]",
-          message: 'Read events through the EventStore port.',
-        },
-      ],
+      'no-restricted-syntax': ['error', ...readsEventsTable],
     },
   },
   {

@@ -24,6 +24,7 @@ import type { Db } from '../src/db/database.ts';
 import { freshDatabase, freshPglite, fundedKey, fundedKeys, serveChild, type ChildService } from './serve-child.ts';
 import { table } from './stats.ts';
 import { medianWrk, wrk, type WrkResult } from './wrk.ts';
+import { eventStoreOf } from '../src/wiring.ts';
 
 const CASE = 'sc-inabs-5861';
 const ACCOUNTS = 1_000;
@@ -149,7 +150,7 @@ export async function benchChargedHot(
         db,
       );
       // Ledger against its read models and every charge against its request's audit row (ClickHouse usage is not run here).
-      const report = await reconcileLedger({ db, analytics: null }, {});
+      const report = await reconcileLedger({ db, events: eventStoreOf(db), analytics: null }, {});
       return {
         backend,
         runs,

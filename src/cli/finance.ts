@@ -20,6 +20,7 @@ import { exportLedger, LEDGER_ROW_COLUMNS, type LedgerRow } from '../application
 import { reconcileLedger, type ReconcileDifference, type ReconcileReport } from '../application/credits/reconcile.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
+import { eventStoreOf } from '../wiring.ts';
 
 const USAGE = `usage: court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl
        court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]`;
@@ -141,10 +142,11 @@ async function reconcile(request: ReconcileRequest, io: FinanceIo): Promise<numb
   const database = await openDatabase(config, 'court-records finance reconcile');
   const analytics = await openAnalytics(config);
   try {
+    const db = database.maintenance;
     const report = await reconcileLedger(
       typeof analytics === 'string'
-        ? { db: database.maintenance, analytics: null, analyticsUnavailable: analytics }
-        : { db: database.maintenance, analytics },
+        ? { db, events: eventStoreOf(db), analytics: null, analyticsUnavailable: analytics }
+        : { db, events: eventStoreOf(db), analytics },
       request,
     );
     if (request.format === 'json') io.stdout.write(`${JSON.stringify(report)}\n`);
@@ -177,7 +179,7 @@ export async function runFinance(args: readonly string[], io: FinanceIo): Promis
   const database = await openDatabase(loadConfig(io.env), 'court-records finance export');
   try {
     if (request.format === 'csv') io.stdout.write(`${LEDGER_ROW_COLUMNS.join(',')}\n`);
-    for await (const row of exportLedger(database.maintenance, request)) {
+    for await (const row of exportLedger(eventStoreOf(database.maintenance), request)) {
       io.stdout.write(request.format === 'csv' ? csvLine(row) : `${JSON.stringify(row)}\n`);
     }
     return 0;

@@ -319,7 +319,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       sessions: application.sessions,
       accounts: application.accounts,
       credits: application.credits,
-      ledger: (range) => exportLedger(database.db, range),
+      ledger: (range) => exportLedger(application.store, range),
       audit: auditQueries,
       usage: new UsageByDay(analytics.store),
       webhooks: webhooks.endpoints,

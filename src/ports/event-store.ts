@@ -81,6 +81,14 @@ export interface Checkpoint {
 /** Before the first event: where a reader of the whole log starts. */
 export const START: Checkpoint = { transactionId: '0', globalPosition: 0 };
 
+/** A page of the events of every stream of one type, or of one stream of it. */
+export interface StreamTypePage {
+  readonly streamType: string;
+  /** Only this stream of the type. */
+  readonly streamId?: string;
+  readonly limit: number;
+}
+
 export interface EventStore {
   append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
   /**
@@ -100,6 +108,23 @@ export interface EventStore {
   readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]>;
   /** How many events committed after `after` (a projector's lag), counting no further than `ceiling`. */
   countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number>;
+  /** Events of a stream type's streams in global position order after `after`, recorded before `recordedBefore` (exports). */
+  readStreamTypeByPosition(page: StreamTypePage & { readonly after: number; readonly recordedBefore?: Date }): Promise<RecordedEvent[]>;
+  /**
+   * The same events ordered by stream, then stream position, after (streamId, position): each
+   * stream's events together, for folds stream by stream (`trx`: in the caller's transaction).
+   */
+  readStreamTypeByStream(
+    page: StreamTypePage & { readonly after: readonly [string, number]; readonly trx?: Trx },
+  ): Promise<RecordedEvent[]>;
+  /** Events of one type in global position order after `after`, recorded in [recordedFrom, recordedBefore). */
+  readEventTypeByPosition(page: {
+    readonly type: string;
+    readonly after: number;
+    readonly limit: number;
+    readonly recordedFrom?: Date;
+    readonly recordedBefore?: Date;
+  }): Promise<RecordedEvent[]>;
   /** Where a poller that only cares about what commits from now on starts. */
   committedHead(): Promise<Checkpoint>;
 }

@@ -33,6 +33,7 @@ import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/e
 import { NO_TEMPORAL_CLI, temporalCli } from '../support/temporal.ts';
 import { prng } from '../support/prng.ts';
 import { workflowIds } from '../../workflows/task-queues.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const RUNS = 50;
 const FETCHES = 10;
@@ -230,7 +231,10 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
       // Retried attempts are not events of their own: the started event of the last one carries its attempt number.
       if (history.events?.some((e) => (e.activityTaskStartedEventAttributes?.attempt ?? 1) > 1)) interrupted += 1;
     }
-    const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+    const report = await reconcileLedger(
+      { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+      {},
+    );
     assert.deepEqual(report.differences, []);
     process.stdout.write(
       `# worker kills: ${String(kills)} (seed ${String(seed)}); runs and fetches with an interrupted, retried activity: ${String(interrupted)}; stored ${String(storedRuns)}, failed and refunded ${String(RUNS - storedRuns)}; live fetches completed ${String(completed)}, failed and refunded ${String(FETCHES - completed)}\n`,

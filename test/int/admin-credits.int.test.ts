@@ -14,6 +14,7 @@ import { runFinance } from '../../src/cli/finance.ts';
 import type { App } from '../../src/http/app-types.ts';
 import { buildTestApp, SettableClock } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const TOKEN = 'admin-token-for-credit-tests-01';
 const URL_BASE = 'http://court-records.test/';
@@ -145,7 +146,7 @@ for (const factory of databases) {
         to: range.to ?? new Date('2100-01-01'),
         ...(range.accountId ? { accountId: range.accountId } : {}),
       };
-      for await (const row of exportLedger(database.db, full)) rows.push(row);
+      for await (const row of exportLedger(eventStoreOf(database.db), full)) rows.push(row);
       return rows;
     }
 

@@ -48,6 +48,7 @@ import {
   runEnded as waitForRunEnd,
 } from '../support/temporal.ts';
 import { join } from 'node:path';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type Json = Record<string, unknown>;
 const operator = { kind: 'operator' } as const;
@@ -488,7 +489,10 @@ for (const factory of databases)
       assert.equal(await t.analysis.runs.fail(runId, 'a late failure (test)'), 'stored');
       assert.deepEqual(await ledgerOf(runId), charges);
       assert.equal(before - (await balance()), 100);
-      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      const report = await reconcileLedger(
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+        {},
+      );
       assert.deepEqual(report.differences, []);
     });
 
@@ -614,7 +618,10 @@ for (const factory of databases)
     });
 
     it('reconciles: every run charge is tied to its audited request, refunds included, and the read models equal the ledger', async () => {
-      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      const report = await reconcileLedger(
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+        {},
+      );
       assert.deepEqual(report.differences, []);
       assert.ok(report.checked.chargedRequests > 10);
     });

@@ -25,6 +25,7 @@ import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
 import { NO_TEMPORAL_CLI, startLocalWorkers, startTestTemporal, temporalCli, type TestTemporal } from '../support/temporal.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type Json = Record<string, unknown>;
 const operator = { kind: 'operator' } as const;
@@ -327,7 +328,10 @@ for (const factory of databases)
         const fetching = await database.db.selectFrom('timelineRequests').select('requestId').where('status', '=', 'running').execute();
         return running.length + fetching.length === 0 ? true : undefined;
       });
-      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      const report = await reconcileLedger(
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+        {},
+      );
       assert.deepEqual(report.differences, []);
     });
   });

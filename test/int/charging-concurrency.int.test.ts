@@ -23,6 +23,7 @@ import { createAccessFixture, type AccessFixture } from '../support/access-fixtu
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const PRICE = 5;
 const CALLS = 500;
@@ -155,7 +156,7 @@ for (const factory of databases)
       assert.deepEqual(audited.rows[0], { credits: expectedCharged, calls: CALLS });
 
       const report = await reconcileLedger(
-        { db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
         { accountId: account },
       );
       assert.deepEqual(report.differences, []);

@@ -17,6 +17,7 @@ import { fold } from '../../src/domain/decider.ts';
 import { jsonb } from '../../src/db/jsonb.ts';
 import { randomIds } from '../../src/ports/clock.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 /** What a successful charge left, without its server-made id. */
 function balanceOf(result: Awaited<ReturnType<CreditsService['chargeNow']>>): { balance: number; reserved: number } {
@@ -398,7 +399,7 @@ for (const factory of databases) {
       assert.deepEqual(await credits.release(account, 'rsv-old'), { ok: true, value: { balance: 50, reserved: 0 } });
       assert.deepEqual(await expiredAmounts(account), [50, 20]);
       await assertRowEqualsFold(account);
-      const report = await reconcileLedger({ db: database.db, analytics: null }, { accountId: account });
+      const report = await reconcileLedger({ db: database.db, events: eventStoreOf(database.db), analytics: null }, { accountId: account });
       assert.deepEqual(
         report.differences.filter((d) => d.kind !== 'charge-without-audit'),
         [],

@@ -158,7 +158,11 @@ describe('the dashboard in a browser', { skip: chromiumPath() === undefined ? NO
     const [download] = await Promise.all([page.waitForEvent('download'), page.click('text=Export CSV')]);
     const csv = readFileSync(await download.path(), 'utf8');
     let expected = csvLine(LEDGER_CSV_COLUMNS);
-    for await (const row of exportLedger(database.db, { from: new Date(0), to: new Date(Date.now() + 1000), accountId: organizationId }))
+    for await (const row of exportLedger(eventStoreOf(database.db), {
+      from: new Date(0),
+      to: new Date(Date.now() + 1000),
+      accountId: organizationId,
+    }))
       expected += csvLine(LEDGER_CSV_COLUMNS.map((column) => row[column]));
     assert.equal(csv, expected);
     assert.equal(csv.split('\r\n').length, 5, 'header, grant, two charges, and the last line break');

@@ -319,7 +319,11 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     assert.match(csv.headers.get('content-type') ?? '', /^text\/csv/);
     assert.match(csv.headers.get('content-disposition') ?? '', new RegExp(`attachment; filename="ledger-${organizationId}-`));
     const expected = [];
-    for await (const row of exportLedger(database.db, { from: new Date(0), to: new Date(Date.now() + 1000), accountId: organizationId })) {
+    for await (const row of exportLedger(eventStoreOf(database.db), {
+      from: new Date(0),
+      to: new Date(Date.now() + 1000),
+      accountId: organizationId,
+    })) {
       expected.push(LEDGER_CSV_COLUMNS.map((column) => (row[column] === null ? '' : String(row[column]))));
     }
     assert.equal(expected.length, 2, 'a grant and a charge');

@@ -73,7 +73,8 @@ for (const factory of databases) {
       assert.ok(result.ok, JSON.stringify(result));
       return result;
     };
-    const run = (range: ReconcileRange = {}): Promise<ReconcileReport> => reconcileLedger({ db: database.db, analytics }, range);
+    const run = (range: ReconcileRange = {}): Promise<ReconcileReport> =>
+      reconcileLedger({ db: database.db, events: eventStoreOf(database.db), analytics }, range);
 
     before(async () => {
       database = await factory.open();
@@ -309,7 +310,7 @@ for (const factory of databases) {
 
     it('says the usage check did not run when ClickHouse is unavailable', async () => {
       const report = await reconcileLedger(
-        { db: database.db, analytics: unavailableAnalyticsStore('connection refused') },
+        { db: database.db, events: eventStoreOf(database.db), analytics: unavailableAnalyticsStore('connection refused') },
         { accountId: ORG },
       );
       assert.deepEqual(report.differences, []);

@@ -26,6 +26,7 @@ import type { Db } from '../../src/db/database.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
 import { databases, postgresAdminUrl, type TestDatabase } from '../support/databases.ts';
 import { prng } from '../support/prng.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const OPS = Number(process.env.SIM_OPS ?? 100_000);
 const SEED = Number(process.env.SIM_SEED ?? 20261127);
@@ -289,7 +290,7 @@ describe(
       }
 
       await retried(() => assertMatchesModel('at the end', failedRefs));
-      const report = await reconcileLedger({ db: database.db, analytics: null }, {});
+      const report = await reconcileLedger({ db: database.db, events: eventStoreOf(database.db), analytics: null }, {});
       assert.deepEqual(
         report.differences.filter((d) => LEDGER_KINDS.has(d.kind)),
         [],

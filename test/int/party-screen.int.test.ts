@@ -270,7 +270,7 @@ for (const factory of databases)
         assert.deepEqual([common.coverage.candidatesConsidered, common.matches.length], [5, 0]);
         assert.deepEqual([...coverageOf(common), common.summary.verdict], [5, true, false, false, 'inconclusive']);
         const { differences } = await reconcileLedger(
-          { db: w.database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+          { db: w.database.db, events: eventStoreOf(w.database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
           { accountId: small.account },
         );
         assert.deepEqual(differences, []);
@@ -375,7 +375,7 @@ for (const factory of databases)
         }
         for (const accountId of accounts) {
           const report = await reconcileLedger(
-            { db: w.database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+            { db: w.database.db, events: eventStoreOf(w.database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
             { accountId },
           );
           assert.deepEqual(report.differences, [], accountId);

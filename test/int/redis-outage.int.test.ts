@@ -30,6 +30,7 @@ import { BASE, buildTestApp, type TestApp } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { startPrivateRedis, type PrivateRedis } from '../support/redis-server.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 /** How long Redis stays frozen, and how long it stays dead: longer than the bound, so a hang shows. */
 const FROZEN_MS = 5_000;
@@ -221,7 +222,7 @@ describe(`keyed traffic through a Redis outage on ${factory.name}`, { timeout: 1
     );
     assert.equal((await t.application.credits.balance(payer.account)).balance, GRANT - expected);
     const report = await reconcileLedger(
-      { db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+      { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
       { accountId: payer.account },
     );
     assert.deepEqual(report.differences, []);

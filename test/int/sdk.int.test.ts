@@ -30,6 +30,7 @@ import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { runCommand } from '../support/service-process.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const PACKAGE_VERSION = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -201,7 +202,7 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     assert.equal(result.replayed, true, 'the retry was answered from the first attempt’s record');
     assert.equal(await balance(account.userId), before - SEARCH_PRICE);
     const report = await reconcileLedger(
-      { db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' },
+      { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
       { accountId: account.userId },
     );
     assert.deepEqual(report.differences, []);

@@ -30,6 +30,7 @@ import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
 import { NO_TEMPORAL_CLI, startLocalWorkers, startTestTemporal, temporalCli, type TestTemporal } from '../support/temporal.ts';
+import { eventStoreOf } from '../../src/wiring.ts';
 
 type Json = Record<string, unknown>;
 const operator = { kind: 'operator' } as const;
@@ -242,7 +243,10 @@ for (const factory of databases)
       }
       for (const s of sent.filter((x) => x.kind === 'consolidated' && x.status === 200)) delivered += await netChargedFor(s.requestId);
       assert.equal((await t.application.credits.balance(account)).balance, GRANT - delivered);
-      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      const report = await reconcileLedger(
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+        {},
+      );
       assert.deepEqual(report.differences, []);
       const count = (status: number) => sent.filter((x) => x.status === status).length;
       ctx.diagnostic(
@@ -285,7 +289,10 @@ for (const factory of databases)
       assert.equal(pass.failed, 3);
       for (const runId of admitted) assert.equal((await t.analysis.runs.run(runId))!.status, 'failed');
       assert.equal((await t.application.credits.balance(account)).balance, before);
-      const report = await reconcileLedger({ db: database.db, analytics: null, analyticsUnavailable: 'not used in this test' }, {});
+      const report = await reconcileLedger(
+        { db: database.db, events: eventStoreOf(database.db), analytics: null, analyticsUnavailable: 'not used in this test' },
+        {},
+      );
       assert.deepEqual(report.differences, []);
     });
   });

@@ -44,7 +44,15 @@ import type { CaseRestrictions } from '../../src/ports/case-restrictions.ts';
 import type { Embedder } from '../../src/ports/embedder.ts';
 import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { corpusDir } from './corpus.ts';
-import { wireAnalysis, wireApplication, wireResearch, wireScreening, type AnalysisWiring, type Application } from '../../src/wiring.ts';
+import {
+  eventStoreOf,
+  wireAnalysis,
+  wireApplication,
+  wireResearch,
+  wireScreening,
+  type AnalysisWiring,
+  type Application,
+} from '../../src/wiring.ts';
 import { wireTimeline, type TimelineWiring, type WorkflowWatchdogBounds } from '../../src/wiring.ts';
 import { wireWebhooks, type WebhookWiring } from '../../src/wiring.ts';
 import { unavailableWebhookWorkflows, type WebhookWorkflows } from '../../src/ports/webhooks.ts';
@@ -334,7 +342,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
       sessions: application.sessions,
       accounts: application.accounts,
       credits: application.credits,
-      ledger: (range) => exportLedger(options.db, range),
+      ledger: (range) => exportLedger(eventStoreOf(options.db), range),
       audit: auditQueries,
       usage: new UsageByDay(options.analytics ?? analyticsNotConfigured),
       webhooks: webhooks.endpoints,

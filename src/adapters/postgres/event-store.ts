@@ -18,6 +18,7 @@ import {
   type NewEvent,
   type ReadStreamResult,
   type RecordedEvent,
+  type StreamTypePage,
 } from '../../ports/event-store.ts';
 import { toRecorded, type EventRow } from '../../db/event-rows.ts';
 import { committedHead, countCommittedAfter, readCommittedAfter } from './committed-events.ts';
@@ -122,6 +123,57 @@ export class PostgresEventStore implements EventStore {
       .where('globalPosition', '>', after)
       .orderBy('globalPosition')
       .limit(limit)
+      .execute();
+    return rows.map(toRecorded);
+  }
+
+  async readStreamTypeByPosition(page: StreamTypePage & { after: number; recordedBefore?: Date }): Promise<RecordedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .innerJoin('streams', 'streams.streamId', 'events.streamId')
+      .selectAll('events')
+      .where('streams.streamType', '=', page.streamType)
+      .$if(page.streamId !== undefined, (qb) => qb.where('events.streamId', '=', page.streamId ?? ''))
+      .$if(page.recordedBefore !== undefined, (qb) => qb.where('events.recordedAt', '<', page.recordedBefore ?? new Date(0)))
+      .where('events.globalPosition', '>', page.after)
+      .orderBy('events.globalPosition')
+      .limit(page.limit)
+      .execute();
+    return rows.map(toRecorded);
+  }
+
+  async readStreamTypeByStream(page: StreamTypePage & { after: readonly [string, number]; trx?: Trx }): Promise<RecordedEvent[]> {
+    const [afterStream, afterPosition] = page.after;
+    const rows = await (page.trx ?? this.db)
+      .selectFrom('events')
+      .innerJoin('streams', 'streams.streamId', 'events.streamId')
+      .selectAll('events')
+      .where('streams.streamType', '=', page.streamType)
+      .$if(page.streamId !== undefined, (qb) => qb.where('events.streamId', '=', page.streamId ?? ''))
+      .where((eb) => eb(eb.refTuple('events.streamId', 'events.streamPosition'), '>', eb.tuple(afterStream, afterPosition)))
+      .orderBy('events.streamId')
+      .orderBy('events.streamPosition')
+      .limit(page.limit)
+      .execute();
+    return rows.map(toRecorded);
+  }
+
+  async readEventTypeByPosition(page: {
+    type: string;
+    after: number;
+    limit: number;
+    recordedFrom?: Date;
+    recordedBefore?: Date;
+  }): Promise<RecordedEvent[]> {
+    const rows = await this.db
+      .selectFrom('events')
+      .selectAll()
+      .where('type', '=', page.type)
+      .where('globalPosition', '>', page.after)
+      .$if(page.recordedFrom !== undefined, (qb) => qb.where('recordedAt', '>=', page.recordedFrom ?? new Date(0)))
+      .$if(page.recordedBefore !== undefined, (qb) => qb.where('recordedAt', '<', page.recordedBefore ?? new Date(0)))
+      .orderBy('globalPosition')
+      .limit(page.limit)
       .execute();
     return rows.map(toRecorded);
   }

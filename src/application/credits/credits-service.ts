@@ -413,14 +413,8 @@ export class CreditsService {
     for (const wait of VERIFY_BACKOFF_MS) {
       await new Promise((resolve) => setTimeout(resolve, wait));
       try {
-        const rows = await this.deps.db
-          .selectFrom('events')
-          .select(['streamPosition', 'data'])
-          .where('streamId', '=', ledgerStream(accountId))
-          .where('streamPosition', '>', plan.version)
-          .where('streamPosition', '<=', plan.version + plan.events.length)
-          .orderBy('streamPosition')
-          .execute();
+        const { events } = await this.deps.store.readStream(ledgerStream(accountId), plan.version + 1);
+        const rows = events.slice(0, plan.events.length);
         return (
           rows.length === plan.events.length && rows.every((row, i) => canonicalJson(row.data) === canonicalJson(plan.events[i]?.data))
         );
@@ -514,7 +508,7 @@ export class CreditsService {
     const reservations: Record<string, Reservation> = {};
     const charges: Record<string, Charge> = {};
     if (row) {
-      if (!row.lotsReady) await rebuildLots(trx, accountId, this.deps.clock.now());
+      if (!row.lotsReady) await rebuildLots(trx, this.deps.store, accountId, this.deps.clock.now());
       // A statement after the lock's, so it reads what the commit the lock waited for wrote.
       const slice = await this.#entries(trx, accountId, entryIds);
       for (const lot of slice.lots)

@@ -7,10 +7,9 @@
  * expiry; `lots` names the grants each debit or credit drew on (empty on events recorded
  * before lots were tracked).
  */
-import type { Db } from '../../db/database.ts';
+import type { EventStore } from '../../ports/event-store.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
-import { toRecorded } from '../../db/event-rows.ts';
 import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
 const PAGE = 1_000;
@@ -93,21 +92,17 @@ function details(
 
 const lotsColumn = (draws: readonly LotDraw[]): string => draws.map((d) => `${d.grantId}:${String(d.amount)}`).join(';');
 
-export async function* exportLedger(db: Db, range: ExportRange): AsyncGenerator<LedgerRow> {
+export async function* exportLedger(events: EventStore, range: ExportRange): AsyncGenerator<LedgerRow> {
   const running = new Map<string, { balance: number; reserved: number }>();
   for (let after = 0; ;) {
-    const rows = await db
-      .selectFrom('events')
-      .innerJoin('streams', 'streams.streamId', 'events.streamId')
-      .selectAll('events')
-      .where('streams.streamType', '=', LEDGER_STREAM_TYPE)
-      .$if(range.accountId !== undefined, (qb) => qb.where('events.streamId', '=', ledgerStream(range.accountId ?? '')))
-      .where('events.recordedAt', '<', range.to)
-      .where('events.globalPosition', '>', after)
-      .orderBy('events.globalPosition')
-      .limit(PAGE)
-      .execute();
-    for (const recorded of rows.map(toRecorded)) {
+    const rows = await events.readStreamTypeByPosition({
+      streamType: LEDGER_STREAM_TYPE,
+      ...(range.accountId === undefined ? {} : { streamId: ledgerStream(range.accountId) }),
+      recordedBefore: range.to,
+      after,
+      limit: PAGE,
+    });
+    for (const recorded of rows) {
       const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
       const { accountId } = event.data;
       const before = running.get(accountId) ?? { balance: 0, reserved: 0 };

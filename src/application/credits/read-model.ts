@@ -6,8 +6,8 @@
  * exist always carry them; older streams are rebuilt by `rebuildLots`).
  */
 import { sql } from 'kysely';
-import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
-import type { Db, Trx } from '../../db/database.ts';
+import type { EventStore, InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
+import type { Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
@@ -251,8 +251,8 @@ export const creditsReadModel: InlineProjection = {
  * the transaction that holds the account's balance row lock (the credits service does so
  * before the account's first command since the migration). Idempotent.
  */
-export async function rebuildLots(trx: Trx | Db, accountId: string, at: Date): Promise<void> {
-  for await (const fold of foldLedgerStreams(trx, accountId)) {
+export async function rebuildLots(trx: Trx, events: EventStore, accountId: string, at: Date): Promise<void> {
+  for await (const fold of foldLedgerStreams(events, accountId, { trx })) {
     await trx.deleteFrom('creditLots').where('accountId', '=', accountId).execute();
     const lots = Object.entries(fold.lots).map(([grantId, lot]) => ({
       accountId,

@@ -30,6 +30,7 @@ import type { Db } from '../../db/database.ts';
 import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
 import type { Charge, Lot, LotDraw, Reservation } from '../../domain/credits/ledger.ts';
 import type { AnalyticsStore } from '../../ports/analytics.ts';
+import type { EventStore } from '../../ports/event-store.ts';
 import { asDraws, foldLedgerStreams, type StreamFold } from './stream-fold.ts';
 import { LEDGER_STREAM_TYPE } from './streams.ts';
 
@@ -48,6 +49,8 @@ export interface ReconcileRange {
 
 export interface ReconcileDeps {
   readonly db: Db;
+  /** The event log over the same database: the ledger streams and the audit trail are read through it. */
+  readonly events: EventStore;
   /** null when it could not be opened; `analyticsUnavailable` then says why. */
   readonly analytics: AnalyticsStore | null;
   readonly analyticsUnavailable?: string;
@@ -217,18 +220,15 @@ async function balancesWithoutLedger(db: Db, accountId: string | undefined, diff
 }
 
 /** Audit events recorded in the range widened by the margin, page by page. */
-async function* auditEvents(db: Db, range: ReconcileRange): AsyncGenerator<ApiRequestRecorded> {
+async function* auditEvents(events: EventStore, range: ReconcileRange): AsyncGenerator<ApiRequestRecorded> {
   for (let after = 0; ;) {
-    const rows = await db
-      .selectFrom('events')
-      .select(['globalPosition', 'data'])
-      .where('type', '=', AUDIT_EVENT_TYPE)
-      .where('globalPosition', '>', after)
-      .$if(range.from !== undefined, (qb) => qb.where('recordedAt', '>=', new Date((range.from?.getTime() ?? 0) - MARGIN_MS)))
-      .$if(range.to !== undefined, (qb) => qb.where('recordedAt', '<', new Date((range.to?.getTime() ?? 0) + MARGIN_MS)))
-      .orderBy('globalPosition')
-      .limit(PAGE)
-      .execute();
+    const rows = await events.readEventTypeByPosition({
+      type: AUDIT_EVENT_TYPE,
+      after,
+      limit: PAGE,
+      ...(range.from === undefined ? {} : { recordedFrom: new Date(range.from.getTime() - MARGIN_MS) }),
+      ...(range.to === undefined ? {} : { recordedBefore: new Date(range.to.getTime() + MARGIN_MS) }),
+    });
     for (const row of rows) yield row.data as ApiRequestRecorded;
     const last = rows[rows.length - 1];
     if (!last || rows.length < PAGE) return;
@@ -332,7 +332,7 @@ export async function reconcileLedger(deps: ReconcileDeps, range: ReconcileRange
     if (batch.length > 0) await compareReadModels(deps.db, batch, differences);
     batch = [];
   };
-  for await (const fold of foldLedgerStreams(deps.db, range.accountId, (n) => (checked.ledgerEvents += n))) {
+  for await (const fold of foldLedgerStreams(deps.events, range.accountId, { count: (n) => (checked.ledgerEvents += n) })) {
     checked.accounts += 1;
     checked.reservations += fold.reservations.size;
     checked.charges += fold.charges.size;
@@ -355,7 +355,7 @@ export async function reconcileLedger(deps: ReconcileDeps, range: ReconcileRange
   await flush();
   await balancesWithoutLedger(deps.db, range.accountId, differences);
 
-  for await (const audit of auditEvents(deps.db, range)) {
+  for await (const audit of auditEvents(deps.events, range)) {
     const account = billingAccount(audit);
     const charged = requests.get(audit.requestId);
     if (charged) {

@@ -6,8 +6,8 @@
  * on a busy account's stream. Events are read in pages ordered by stream, so one
  * account's entries are held at a time.
  */
-import type { Db, Trx } from '../../db/database.ts';
-import { toRecorded } from '../../db/event-rows.ts';
+import type { Trx } from '../../db/database.ts';
+import type { EventStore } from '../../ports/event-store.ts';
 import { evolveLedger, type Charge, type LedgerEvent, type LotDraw, type Lots, type Reservation } from '../../domain/credits/ledger.ts';
 import { LEDGER_STREAM_TYPE, ledgerStream } from './streams.ts';
 
@@ -68,25 +68,21 @@ function applyEvent(fold: StreamFold, event: LedgerEvent, position: number, reco
 
 /** Every ledger stream (or one), folded; yields each in turn with its entries. */
 export async function* foldLedgerStreams(
-  db: Db | Trx,
+  events: EventStore,
   accountId: string | undefined,
-  count: (events: number) => void = () => undefined,
+  options: { readonly count?: (events: number) => void; readonly trx?: Trx } = {},
 ): AsyncGenerator<StreamFold> {
   let current: StreamFold | undefined;
   for (let after: [string, number] = ['', 0]; ;) {
-    const rows = await db
-      .selectFrom('events')
-      .innerJoin('streams', 'streams.streamId', 'events.streamId')
-      .selectAll('events')
-      .where('streams.streamType', '=', LEDGER_STREAM_TYPE)
-      .$if(accountId !== undefined, (qb) => qb.where('events.streamId', '=', ledgerStream(accountId ?? '')))
-      .where((eb) => eb(eb.refTuple('events.streamId', 'events.streamPosition'), '>', eb.tuple(after[0], after[1])))
-      .orderBy('events.streamId')
-      .orderBy('events.streamPosition')
-      .limit(PAGE)
-      .execute();
-    count(rows.length);
-    for (const recorded of rows.map(toRecorded)) {
+    const rows = await events.readStreamTypeByStream({
+      streamType: LEDGER_STREAM_TYPE,
+      ...(accountId === undefined ? {} : { streamId: ledgerStream(accountId) }),
+      after,
+      limit: PAGE,
+      ...(options.trx ? { trx: options.trx } : {}),
+    });
+    options.count?.(rows.length);
+    for (const recorded of rows) {
       const event = { type: recorded.type, data: recorded.data } as LedgerEvent;
       if (current?.accountId !== event.data.accountId) {
         if (current) yield current;
