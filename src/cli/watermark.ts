@@ -8,8 +8,7 @@
  * named, 1 when no watermark is found, 2 on a bad command line or unreadable file.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { loadOrCreateSecret } from '../adapters/crypto/local-secret.ts';
+import { keyHashSecretOf } from '../adapters/crypto/local-secret.ts';
 import { watermarkTagger } from '../adapters/crypto/watermark-tag.ts';
 import { traceLeak, type Candidate, type TraceResult } from '../application/watermark/trace.ts';
 import { loadConfig, type Config } from '../config.ts';
@@ -25,11 +24,6 @@ export interface WatermarkIo {
   readonly open?: (config: Config) => Promise<OpenedDatabase>;
   /** The watermark secret; by default the service's key-hashing secret. */
   readonly secret?: string;
-}
-
-/** The secret the service watermarks with, resolved as src/compose.ts resolves it. */
-function serviceSecret(config: Config): string {
-  return config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
 }
 
 /** The text to trace: a JSON document's string values, else the file as it is. */
@@ -94,7 +88,7 @@ export async function runWatermark(args: readonly string[], io: WatermarkIo): Pr
   const config = loadConfig(io.env);
   const database = await (io.open ?? ((c) => openDatabase(c, 'court-records admin watermark trace')))(config);
   try {
-    const result = await traceLeak(database.maintenance, leakedText(text), watermarkTagger(io.secret ?? serviceSecret(config)));
+    const result = await traceLeak(database.maintenance, leakedText(text), watermarkTagger(io.secret ?? keyHashSecretOf(config)));
     io.stdout.write(`${JSON.stringify(report(result))}\n`);
     return result.found ? 0 : 1;
   } finally {

@@ -5,9 +5,8 @@
  * set. Everything opened is registered on the lifecycle, to be closed in reverse. This is
  * the only IO of composition: the graph over these is built without any (graph.ts).
  */
-import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { ADMIN_TOKEN_FILE, loadOrCreateSecret } from '../adapters/crypto/local-secret.ts';
+import { ADMIN_TOKEN_FILE, keyHashSecretOf, loadOrCreateSecret } from '../adapters/crypto/local-secret.ts';
 import { openAnalyticsStore } from '../adapters/clickhouse/open.ts';
 import { migrateAnalytics } from '../adapters/clickhouse/migrate.ts';
 import { unavailableAnalyticsStore } from '../adapters/clickhouse/unavailable-store.ts';
@@ -116,7 +115,7 @@ export async function openAdapters(
   life.resource('shared stores', () => stores.close());
   const analytics = await openAnalytics(config, logger);
   life.resource('analytics store', () => analytics.store.close());
-  const keyHashSecret = config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
+  const keyHashSecret = keyHashSecretOf(config);
   // Off a single machine (DATABASE_URL set), no ADMIN_TOKEN means no admin API.
   const adminToken =
     config.ADMIN_TOKEN ?? (config.DATABASE_URL === undefined ? loadOrCreateSecret(ADMIN_TOKEN_FILE(config.DATA_DIR)) : undefined);

@@ -23,7 +23,7 @@ import {
   workerTemporalAddress,
   type WorkflowRuntime,
 } from '../compose-workflows.ts';
-import { loadOrCreateSecret } from '../adapters/crypto/local-secret.ts';
+import { keyHashSecretOf } from '../adapters/crypto/local-secret.ts';
 import { publicBaseUrl, type Config } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
 import { clientAddressResolver } from '../http/client-address.ts';
@@ -34,7 +34,6 @@ import type { Clock, IdGenerator } from '../ports/clock.ts';
 import { eventStoreOf, liveFetchHoldMs, webhookDeliveriesOf } from '../wiring.ts';
 import { lifecycle } from './lifecycle.ts';
 import { watchdogBounds, webhookSending } from './settings.ts';
-import { join } from 'node:path';
 
 export interface Worker {
   /** False when no engine could be reached: nothing to run. */
@@ -70,7 +69,7 @@ export async function composeWorker(
 
   const store = eventStoreOf(database.db);
   const credits = new CreditsService({ db: database.db, store, clock, ids, metrics });
-  const keyHashSecret = config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
+  const keyHashSecret = keyHashSecretOf(config);
   const activities = {
     runs: new AnalysisRuns({ db: database.db, store, credits, clock, metrics }),
     cases: new CaseReader(database.db),

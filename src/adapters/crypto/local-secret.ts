@@ -28,3 +28,11 @@ export function loadOrCreateSecret(path: string): string {
     }
   }
 }
+
+/**
+ * The secret keys are hashed (and watermarks keyed) with: KEY_HASH_SECRET, else one kept in
+ * DATA_DIR. The API, a worker apart and the CLI must all resolve it alike.
+ */
+export function keyHashSecretOf(config: { readonly KEY_HASH_SECRET?: string | undefined; readonly DATA_DIR: string }): string {
+  return config.KEY_HASH_SECRET ?? loadOrCreateSecret(join(config.DATA_DIR, 'secrets', 'key-hash-secret'));
+}
