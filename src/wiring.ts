@@ -47,6 +47,7 @@ import { readStoredBenches } from './adapters/postgres/stored-benches.ts';
 import { CaseReader } from './application/cases/case-reader.ts';
 import { ReadQuotas } from './application/cases/read-quotas.ts';
 import { Admission } from './application/admission/admission.ts';
+import { Tickets } from './application/admission/tickets.ts';
 import { JudgeDirectory } from './application/judges/judge-directory.ts';
 import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
@@ -146,6 +147,7 @@ export function wireApplication(options: WiringOptions) {
   const audit = new AuditRecorder({ store, ids: options.ids });
   const metrics = options.metrics ?? noMetrics;
   const credits = new CreditsService({ db, store, clock, ids: options.ids, metrics });
+  const tickets = new Tickets({ credits });
   return {
     store,
     codec,
@@ -159,6 +161,7 @@ export function wireApplication(options: WiringOptions) {
     idempotency,
     audit,
     credits,
+    tickets,
     metrics,
   };
 }
@@ -271,7 +274,14 @@ const CONSOLIDATED_SLACK_MS = 120_000;
 /** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
 export function wireAnalysis(options: AnalysisWiringOptions) {
   const { db, application, clock } = options;
-  const runs = new AnalysisRuns({ db, store: application.store, credits: application.credits, clock, metrics: application.metrics });
+  const runs = new AnalysisRuns({
+    db,
+    store: application.store,
+    credits: application.credits,
+    tickets: application.tickets,
+    clock,
+    metrics: application.metrics,
+  });
   const requests = new AnalysisRequests({
     db,
     cases: options.cases,
@@ -321,6 +331,7 @@ export function wireTimeline(options: TimelineWiringOptions) {
     db,
     store: application.store,
     credits: application.credits,
+    tickets: application.tickets,
     clock,
     ids: options.ids,
     holdForMs: liveFetchHoldMs(options.watchdog),
@@ -379,7 +390,7 @@ export function wireScreening(options: ScreeningWiringOptions): PartyRouteDeps {
   const checks = new LitigationChecks({
     screening,
     allowances: new ScreeningAllowances({ limiter: options.limiter, counter: options.counter, clock }),
-    credits: options.application.credits,
+    tickets: options.application.tickets,
     nameKey: screenedNameKey(options.secret),
     // Purpose, entity types, lengths and counts only: never a name, identifier, address or known person.
     record: (check) => logger.info({ check }, 'litigation check'),

@@ -13,6 +13,7 @@ import { openDocumentStorage } from '../adapters/storage/open-document-storage.t
 import { FailedAttemptThrottle } from '../application/access/failed-attempt-throttle.ts';
 import { AnalysisRuns } from '../application/analysis/analysis-runs.ts';
 import { CaseReader } from '../application/cases/case-reader.ts';
+import { Tickets } from '../application/admission/tickets.ts';
 import { CreditsService } from '../application/credits/credits-service.ts';
 import { StoredRecords } from '../application/timeline/stored-records.ts';
 import { TimelineJobs } from '../application/timeline/timeline-jobs.ts';
@@ -69,14 +70,24 @@ export async function composeWorker(
 
   const store = eventStoreOf(database.db);
   const credits = new CreditsService({ db: database.db, store, clock, ids, metrics });
+  const tickets = new Tickets({ credits });
   const keyHashSecret = keyHashSecretOf(config);
   const activities = {
-    runs: new AnalysisRuns({ db: database.db, store, credits, clock, metrics }),
+    runs: new AnalysisRuns({ db: database.db, store, credits, tickets, clock, metrics }),
     cases: new CaseReader(database.db),
     documents: documents.storage,
     allowlist: remoteFetchAllowlist(config, baseUrl),
     timeline: {
-      jobs: new TimelineJobs({ db: database.db, store, credits, clock, ids, holdForMs: liveFetchHoldMs(watchdogBounds(config)), metrics }),
+      jobs: new TimelineJobs({
+        db: database.db,
+        store,
+        credits,
+        tickets,
+        clock,
+        ids,
+        holdForMs: liveFetchHoldMs(watchdogBounds(config)),
+        metrics,
+      }),
       records: new StoredRecords(database.db),
       clock,
     },

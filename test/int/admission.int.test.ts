@@ -202,4 +202,86 @@ for (const factory of databases)
         assert.equal((await call(u.key, 'GET', `/cases/${CASE}/pdf`)).res.status, 200);
       });
     });
+
+    describe('outcome-priced calls: two-phase tickets on the real ledger', () => {
+      const HOUR = 3_600_000;
+      const held = async (account: string) => (await t.application.credits.balance(account)).reserved;
+
+      it('admit holds the domain’s worst case; settle charges the final price and releases the rest, once', async () => {
+        const u = await user(500);
+        const admitted = await t.application.tickets.admit({
+          account: u.account,
+          callId: 'call-screen-1',
+          request: { endpoint: 'partyScreen' },
+          holdForMs: HOUR,
+        });
+        assert.ok(admitted.ok);
+        assert.deepEqual([admitted.balance, await held(u.account)], [320, 180]);
+        const outcome = { endpoint: 'partyScreen', billedAs: 'genuine_no_match', adjudicated: false } as const;
+        assert.deepEqual(await t.application.tickets.settle(admitted.ticket, outcome), { charged: 20, balance: 480 });
+        // A retried settlement (a crashed caller's retry) records nothing more.
+        assert.deepEqual(await t.application.tickets.settle(admitted.ticket, outcome), { charged: 0, balance: 480 });
+        await t.application.tickets.release(admitted.ticket);
+        assert.deepEqual([await balance(u.account), await held(u.account), await chargesTo(u.account)], [480, 0, 1]);
+      });
+
+      it('a balance below the worst case is refused with that worst case, and nothing is held', async () => {
+        const u = await user(150);
+        const refused = await t.application.tickets.admit({
+          account: u.account,
+          callId: 'call-batch-short',
+          request: { endpoint: 'partyScreenBatch', items: 2 },
+          holdForMs: HOUR,
+        });
+        assert.deepEqual(refused, { ok: false, refusal: { tag: 'InsufficientCredits', required: 200, balance: 150 } });
+        assert.deepEqual([await balance(u.account), await held(u.account)], [150, 0]);
+      });
+
+      it('a tier without the feature is refused before anything is held', async () => {
+        const u = await user(1_000, {}, 'free');
+        const refused = await t.application.tickets.admit({
+          account: u.account,
+          callId: 'call-free-fetch',
+          request: { endpoint: 'requestTimeline' },
+          holdForMs: HOUR,
+          entitled: { tier: 'free', feature: 'liveFetch' },
+        });
+        assert.deepEqual(refused, { ok: false, refusal: { tag: 'TierNotAllowed', feature: 'liveFetch' } });
+        assert.equal(await held(u.account), 0);
+      });
+
+      it('a hold taken in the caller’s transaction rolls back with it', async () => {
+        const u = await user(500);
+        await assert.rejects(
+          t.application.credits.transaction(async (trx) => {
+            const admitted = await t.application.tickets.admit(
+              { account: u.account, callId: 'call-rolled-back', request: { endpoint: 'analyzeConsolidated' }, holdForMs: HOUR },
+              trx,
+            );
+            assert.ok(admitted.ok);
+            throw new Error('the run it paid for could not be written');
+          }),
+          /could not be written/,
+        );
+        assert.deepEqual([await balance(u.account), await held(u.account)], [500, 0]);
+      });
+
+      it('a ticket settles only an outcome of its own endpoint, and release gives the whole hold back', async () => {
+        const u = await user(100);
+        const admitted = await t.application.tickets.admit({
+          account: u.account,
+          callId: 'call-fetch-1',
+          request: { endpoint: 'requestTimeline' },
+          holdForMs: HOUR,
+        });
+        assert.ok(admitted.ok);
+        await assert.rejects(
+          t.application.tickets.settle(admitted.ticket, { endpoint: 'analyzeConsolidated', cacheHit: false }),
+          /cannot settle/,
+        );
+        assert.equal(await held(u.account), 50);
+        await t.application.tickets.release(admitted.ticket);
+        assert.deepEqual([await balance(u.account), await held(u.account), await chargesTo(u.account)], [100, 0, 0]);
+      });
+    });
   });

@@ -483,8 +483,12 @@ describe('price table', () => {
     assert.equal(finalPrice({ endpoint: 'analyze', cacheHit: false, remoteFetched: true }), 120);
     assert.equal(finalPrice({ endpoint: 'analyze', cacheHit: true, remoteFetched: false }), 1);
     assert.equal(finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: true }), 1);
-    assert.equal(finalPrice({ endpoint: 'partyScreen', matched: false, adjudicated: true }), 100);
-    assert.equal(finalPrice({ endpoint: 'partyScreen', matched: true, adjudicated: true }), 180);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', billedAs: 'genuine_no_match', adjudicated: true }), 100);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', billedAs: 'match', adjudicated: true }), 180);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', billedAs: 'match', adjudicated: false }), 100);
+    // An inconclusive no match could not say "no": only an adjudication that ran is paid.
+    assert.equal(finalPrice({ endpoint: 'partyScreen', billedAs: 'none', adjudicated: false }), 0);
+    assert.equal(finalPrice({ endpoint: 'partyScreen', billedAs: 'none', adjudicated: true }), 80);
     assert.equal(finalPrice({ endpoint: 'partyScreenBatch', matchedItems: 2, noMatchItems: 3 }), 260);
     assert.equal(finalPrice({ endpoint: 'requestTimeline', liveFetchStarted: false }), 0);
   });

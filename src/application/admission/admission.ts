@@ -10,15 +10,14 @@
  * server's own call id, in one ledger transaction; a charge lost to a concurrent call on
  * the same account ends refused with nothing charged, whatever the work produced.
  *
- * Outcome-priced calls (analysis runs, litigation checks, live fetches) reserve and settle
- * inside their own services, whose transactions also write the run or job they pay for;
- * they share this unit's refusal vocabulary (`decision.ts`).
+ * Outcome-priced calls (analysis runs, litigation checks, live fetches) go through its
+ * other half, `tickets.ts`: admitted in two phases, over the same refusals (`decision.ts`).
  */
 import type { Tier, TierLimits } from '../../domain/access/tiers.ts';
 import { fixedPrice, type FixedPriceEndpoint } from '../../domain/credits/prices.ts';
 import type { ReadQuotas } from '../cases/read-quotas.ts';
 import { billingAccountOf, type CreditsService } from '../credits/credits-service.ts';
-import { affordability, capRefusal, earnedCharge, entitlement, type Feature, type Refusal } from './decision.ts';
+import { affordability, capRefusal, creditRefusal, earnedCharge, entitlement, type Feature, type Refusal } from './decision.ts';
 
 /** Who pays: an authenticated principal, or anything carrying the same facts. */
 export interface Payer {
@@ -99,9 +98,6 @@ export class Admission {
     if (amount === null) return { ok: true, value, charged: 0 };
     const charge = await this.deps.credits.chargeNow(account, amount, call.callId);
     if (charge.ok) return { ok: true, value, charged: amount, remaining: charge.value.balance };
-    const error = charge.error;
-    if (error.tag === 'InsufficientCredits')
-      return { ok: false, refusal: { tag: 'InsufficientCredits', required: error.required, balance: error.balance } };
-    throw new Error(`charge refused: ${error.tag}`);
+    return { ok: false, refusal: creditRefusal(charge.error, 'a charge') };
   }
 }

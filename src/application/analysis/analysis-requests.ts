@@ -17,10 +17,10 @@ import type { Tier } from '../../domain/access/tiers.ts';
 import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
 import { documentUrl, hostAllowed } from '../../domain/analysis-request/remote-fetch-policy.ts';
 import type { AnalysisSubject, RunStatus } from '../../domain/analysis-request/analysis-request.ts';
-import { PRICES } from '../../domain/credits/prices.ts';
+import { finalPrice, PRICES } from '../../domain/credits/prices.ts';
 import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, WorkflowCaller } from '../../ports/analysis-workflows.ts';
 import { judgmentKey, type DocumentStorage } from '../../ports/document-storage.ts';
-import { entitlement, type TierNotAllowed } from '../admission/decision.ts';
+import { creditRefusal, entitlement, type InsufficientCredits, type RefusalOf } from '../admission/decision.ts';
 import type { CaseReader, CaseView } from '../cases/case-reader.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
 import type { AdmitRefusal, AnalysisRuns } from './analysis-runs.ts';
@@ -38,22 +38,24 @@ export interface StoredAnalysis {
 export type SourcePlan = { kind: 'text' } | { kind: 'document' } | { kind: 'remote'; url: string } | { kind: 'none'; courtLevel: string };
 
 /** Refusals decided before admission: nothing to read, or no workflow engine to run on. */
-export type NotAdmitted = { tag: 'NoReadableSource'; courtLevel: string } | { tag: 'WorkflowsUnavailable' };
+export type NotAdmitted = RefusalOf<'NoReadableSource' | 'WorkflowsUnavailable'>;
 
+const ENGINE_DOWN = { tag: 'WorkflowsUnavailable', work: 'analysis run' } as const;
+
+/** A stored analysis answered again, at the domain's cache-hit price. */
 type CacheHit =
-  | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
-  | { outcome: 'refused'; refusal: { tag: 'InsufficientCredits'; required: number; balance: number } };
+  { outcome: 'cache-hit'; stored: StoredAnalysis; charged: number; balance: number } | { outcome: 'refused'; refusal: InsufficientCredits };
 
 export type SingleRequest =
-  | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
+  | { outcome: 'cache-hit'; stored: StoredAnalysis; charged: number; balance: number }
   | { outcome: 'admitted'; runId: string; balance: number; charged: number; remoteFetch: boolean }
   | {
       outcome: 'refused';
-      refusal: AdmitRefusal | NotAdmitted | { tag: 'RemoteFetchNotAllowed'; host: string } | TierNotAllowed;
+      refusal: AdmitRefusal | NotAdmitted | RefusalOf<'RemoteFetchNotAllowed' | 'TierNotAllowed'>;
     };
 
 export type ConsolidatedRequest =
-  | { outcome: 'cache-hit'; stored: StoredAnalysis; balance: number }
+  | { outcome: 'cache-hit'; stored: StoredAnalysis; charged: number; balance: number }
   | { outcome: 'stored'; stored: StoredAnalysis; charged: number }
   | { outcome: 'failed'; reason: string }
   | { outcome: 'refused'; refusal: AdmitRefusal | NotAdmitted };
@@ -145,11 +147,17 @@ export class AnalysisRequests {
     const denied = entitlement(input.tier, 'aiAnalysis');
     if (denied) return { outcome: 'refused', refusal: denied };
     const stored = input.force ? null : await this.stored(view.caseId);
-    if (stored) return this.#cacheHit(stored, input.accountId, input.requestId, PRICES.analyze.cacheHit);
+    if (stored)
+      return this.#cacheHit(
+        stored,
+        input.accountId,
+        input.requestId,
+        finalPrice({ endpoint: 'analyze', cacheHit: true, remoteFetched: false }),
+      );
     if (plan.kind === 'none' || (plan.kind === 'remote' && !input.allowRemoteFetch)) {
       return { outcome: 'refused', refusal: { tag: 'NoReadableSource', courtLevel: view.court.level } };
     }
-    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: ENGINE_DOWN };
     const source = await this.deps.cases.sourceOf(view.caseId);
     const subject: AnalysisSubject = { kind: 'single', caseId: view.caseId, caseNumberNormalised: source?.caseNumberNormalised ?? '' };
     const admitted = await this.deps.runs.admit({
@@ -164,7 +172,7 @@ export class AnalysisRequests {
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
     if ((await this.#start(admitted.runId, { accountId: input.accountId, requestId: input.requestId })) === 'refunded')
-      return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+      return { outcome: 'refused', refusal: ENGINE_DOWN };
     return {
       outcome: 'admitted',
       runId: admitted.runId,
@@ -184,7 +192,8 @@ export class AnalysisRequests {
     const caseNumberNormalised = source?.caseNumberNormalised ?? '';
     const cacheHit = async () => {
       const stored = await this.storedConsolidated(caseNumberNormalised);
-      return stored ? this.#cacheHit(stored, input.accountId, input.requestId, PRICES.analyzeConsolidated.cacheHit) : null;
+      const price = finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: true });
+      return stored ? this.#cacheHit(stored, input.accountId, input.requestId, price) : null;
     };
     if (!input.force) {
       const hit = await cacheHit();
@@ -195,7 +204,7 @@ export class AnalysisRequests {
     if (!plans.some((p) => p.kind === 'text' || p.kind === 'document')) {
       return { outcome: 'refused', refusal: { tag: 'NoReadableSource', courtLevel: input.view.court.level } };
     }
-    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: ENGINE_DOWN };
     const admitted = await this.deps.runs.admit({
       subject: { kind: 'consolidated', caseId: input.view.caseId, caseNumberNormalised },
       accountId: input.accountId,
@@ -227,7 +236,7 @@ export class AnalysisRequests {
         theirs = await start.wait();
       } catch (error) {
         this.deps.onStartFailure(runId, error);
-        return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+        return { outcome: 'refused', refusal: ENGINE_DOWN };
       }
       if (theirs.status === 'failed') return { outcome: 'failed', reason: theirs.reason };
       const hit = await cacheHit();
@@ -254,24 +263,19 @@ export class AnalysisRequests {
    * read; the analysis is then withheld and its charge given back.
    */
   async #ended(runId: string, status: 'failed' | 'stored'): Promise<ConsolidatedRequest> {
-    if (status === 'failed') return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if (status === 'failed') return { outcome: 'refused', refusal: ENGINE_DOWN };
     const run = await this.deps.runs.run(runId);
     if (!run) throw new Error(`consolidated run ${runId} is stored but cannot be read`);
     const stored = await this.storedConsolidated(run.caseNumberNormalised);
-    if (stored) return { outcome: 'stored', stored, charged: PRICES.analyzeConsolidated.credits };
+    if (stored) return { outcome: 'stored', stored, charged: finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: false }) };
     await this.deps.runs.refundWithheld(runId);
     return { outcome: 'failed', reason: 'a document the analysis covers was restricted as it completed' };
   }
 
   async #cacheHit(stored: StoredAnalysis, accountId: string, requestId: string, price: number): Promise<CacheHit> {
     const charge = await this.deps.credits.chargeNow(accountId, price, requestId);
-    if (!charge.ok) {
-      const error = charge.error;
-      if (error.tag === 'InsufficientCredits')
-        return { outcome: 'refused', refusal: { tag: 'InsufficientCredits', required: error.required, balance: error.balance } };
-      throw new Error(`cache-hit charge refused: ${error.tag}`);
-    }
-    return { outcome: 'cache-hit', stored, balance: charge.value.balance };
+    if (!charge.ok) return { outcome: 'refused', refusal: creditRefusal(charge.error, 'a cache-hit charge') };
+    return { outcome: 'cache-hit', stored, charged: price, balance: charge.value.balance };
   }
 
   /**

@@ -23,11 +23,13 @@ import {
   type AnalysisRequestState,
   type AnalysisSubject,
 } from '../../domain/analysis-request/analysis-request.ts';
-import { PRICES } from '../../domain/credits/prices.ts';
+import { PRICES, type PricedRequest } from '../../domain/credits/prices.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { Metrics, WorkflowOutcome } from '../../ports/metrics.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
+import { creditRefusal, type RefusalOf } from '../admission/decision.ts';
+import type { Ticket, Tickets } from '../admission/tickets.ts';
 
 export const ANALYSIS_STREAM_TYPE = 'analysis-request';
 
@@ -52,7 +54,7 @@ export interface AdmitInput {
   readonly concurrencyCap: number | null;
 }
 
-export type AdmitRefusal = { tag: 'ConcurrencyLimit'; running: number } | { tag: 'InsufficientCredits'; required: number; balance: number };
+export type AdmitRefusal = RefusalOf<'ConcurrencyLimit' | 'InsufficientCredits' | 'TierNotAllowed'>;
 
 export type AdmitResult = { ok: true; runId: string; balance: number; charged: number } | { ok: false; error: AdmitRefusal };
 
@@ -120,6 +122,11 @@ class Refused extends Error {
   }
 }
 
+const CONSOLIDATED: PricedRequest = { endpoint: 'analyzeConsolidated' };
+
+/** A consolidated run's hold, as its row keeps it. */
+const consolidatedTicket = (run: RunRow): Ticket => ({ account: run.accountId, reservationId: run.paymentId, request: CONSOLIDATED });
+
 const subjectOf = (run: RunRow): AnalysisSubject => ({
   kind: run.kind,
   caseId: run.caseId,
@@ -132,6 +139,7 @@ export class AnalysisRuns {
       readonly db: Db;
       readonly store: EventStore;
       readonly credits: CreditsService;
+      readonly tickets: Pick<Tickets, 'admit' | 'settle' | 'release'>;
       readonly clock: Clock;
       /** Where runs that end are counted, by kind and outcome; nothing is counted without one. */
       readonly metrics?: Pick<Metrics, 'workflowEnded'>;
@@ -208,32 +216,24 @@ export class AnalysisRuns {
     input: AdmitInput,
     runId: string,
   ): Promise<{ paymentId: string; surchargeId: string | null; price: number; balance: number }> {
-    const { credits } = this.deps;
+    const { credits, tickets } = this.deps;
     if (input.payment.kind === 'reserve') {
-      const held = await credits.reserve(input.accountId, input.price, input.requestId, input.payment.holdForMs, trx);
-      if (!held.ok) throw this.#refusal(held.error);
-      return { paymentId: held.value.reservationId, surchargeId: null, price: input.price, balance: held.value.balance };
+      const call = { account: input.accountId, callId: input.requestId, request: CONSOLIDATED, holdForMs: input.payment.holdForMs };
+      const held = await tickets.admit(call, trx);
+      if (!held.ok) throw new Refused(held.refusal);
+      return { paymentId: held.ticket.reservationId, surchargeId: null, price: input.price, balance: held.balance };
     }
     const charged = await credits.chargeNow(input.accountId, input.price, input.requestId, trx, runId);
-    if (!charged.ok) throw this.#refusal(charged.error);
+    if (!charged.ok) throw new Refused(creditRefusal(charged.error, `the charge of ${runId}`));
     if (!input.remoteFetchPlanned) return { paymentId: runId, surchargeId: null, price: input.price, balance: charged.value.balance };
     const surchargeId = surchargeIdOf(runId);
     const surcharge = await credits.chargeNow(input.accountId, PRICES.analyze.remoteFetch, input.requestId, trx, surchargeId);
-    // The refusal states the whole price against the balance before the run's charge, which rolls back with it.
-    if (!surcharge.ok) throw this.#refusal(surcharge.error, input.price);
-    return { paymentId: runId, surchargeId, price: input.price + PRICES.analyze.remoteFetch, balance: surcharge.value.balance };
-  }
-
-  /** An InsufficientCredits refusal as the caller sees it, counting `alreadyCharged` in this transaction. */
-  #refusal(error: { tag: string; required?: number; balance?: number }, alreadyCharged = 0): Refused {
-    if (error.tag === 'InsufficientCredits' && error.required !== undefined && error.balance !== undefined) {
-      return new Refused({
-        tag: 'InsufficientCredits',
-        required: error.required + alreadyCharged,
-        balance: error.balance + alreadyCharged,
-      });
+    if (!surcharge.ok) {
+      // The refusal states the whole price against the balance before the run's charge, which rolls back with it.
+      const short = creditRefusal(surcharge.error, `the surcharge of ${runId}`);
+      throw new Refused({ ...short, required: short.required + input.price, balance: short.balance + input.price });
     }
-    throw new Error(`payment refused: ${error.tag}`);
+    return { paymentId: runId, surchargeId, price: input.price + PRICES.analyze.remoteFetch, balance: surcharge.value.balance };
   }
 
   async run(runId: string): Promise<RunRow | null> {
@@ -259,12 +259,10 @@ export class AnalysisRuns {
     const stored = await this.#onRun(runId, async (trx, run) => {
       if (run.status === 'stored') return null;
       if (run.status === 'failed') throw new RunEndedError(runId, run.status);
-      const { credits } = this.deps;
       if (run.kind === 'consolidated') {
         const restricted = await this.#restrictedAmong(trx, result.caseIds);
         if (restricted.length > 0) throw new CoversRestrictedError(runId, restricted);
-        const settled = await credits.settle(run.accountId, run.paymentId, PRICES.analyzeConsolidated.credits, trx);
-        if (!settled.ok) throw new Error(`settling ${runId}: ${settled.error.tag}`);
+        await this.deps.tickets.settle(consolidatedTicket(run), { endpoint: 'analyzeConsolidated', cacheHit: false }, trx);
       }
       const events = await this.#decide(trx, run, { type: 'StoreAnalysis', runId, ...result, now: this.#now() });
       await this.#returnSurcharges(trx, run, events, `analysis run ${runId} found its document stored and fetched nothing`);
@@ -320,12 +318,10 @@ export class AnalysisRuns {
   async fail(runId: string, reason: string): Promise<'failed' | 'stored'> {
     const ended = await this.#onRun(runId, async (trx, run) => {
       if (run.status !== 'running') return { status: run.status, failedHere: null };
-      const { credits } = this.deps;
-      const reversed =
-        run.kind === 'single'
-          ? await credits.reverse(run.accountId, run.paymentId, `analysis run ${runId} failed`, trx)
-          : await credits.release(run.accountId, run.paymentId, trx);
-      if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
+      if (run.kind === 'single') {
+        const reversed = await this.deps.credits.reverse(run.accountId, run.paymentId, `analysis run ${runId} failed`, trx);
+        if (!reversed.ok) throw new Error(`refunding ${runId}: ${reversed.error.tag}`);
+      } else await this.deps.tickets.release(consolidatedTicket(run), trx);
       const events = await this.#decide(trx, run, { type: 'FailRun', runId, reason, now: this.#now() });
       await this.#returnSurcharges(trx, run, events, `analysis run ${runId} failed`);
       return { status: 'failed' as const, failedHere: run };

@@ -18,8 +18,10 @@
  * - a check where every retrieval failed is refused (502 PARTY_SCREEN_SEARCH_DEGRADED): 0;
  * - +80 on a single check when the adjudication pass answered for at least one candidate.
  */
-import { billingAccountOf, type CreditsService } from '../credits/credits-service.ts';
-import { PRICES, worstCase } from '../../domain/credits/prices.ts';
+import { billingAccountOf } from '../credits/credits-service.ts';
+import { PRICES, screenedPrice, type PricedRequest } from '../../domain/credits/prices.ts';
+import type { Ticket, Tickets } from '../admission/tickets.ts';
+import type { RefusalOf } from '../admission/decision.ts';
 import type { RateLimitDecision } from '../../ports/rate-limiter.ts';
 import type { Principal } from '../access/key-authenticator.ts';
 import { forEachBounded } from './bounded.ts';
@@ -84,13 +86,15 @@ export function shapeOf(request: ScreeningRequest): CheckShape {
   };
 }
 
-export type CheckRefusal =
-  | { readonly tag: 'RateLimited'; readonly decision: RateLimitDecision }
-  | { readonly tag: 'InsufficientCredits'; readonly required: number; readonly balance: number }
-  | { readonly tag: 'MonthlyChecksUsed'; readonly cap: number; readonly remaining: number; readonly retryAfterSeconds: number }
-  | { readonly tag: 'DistinctNamesCapReached'; readonly window: 'minute' | 'day'; readonly retryAfterSeconds: number }
-  | { readonly tag: 'SearchDegraded' }
-  | { readonly tag: 'AllowanceStoreUnavailable' };
+export type CheckRefusal = RefusalOf<
+  | 'RateLimited'
+  | 'TierNotAllowed'
+  | 'InsufficientCredits'
+  | 'MonthlyChecksUsed'
+  | 'DistinctNamesCapReached'
+  | 'SearchDegraded'
+  | 'AllowanceStoreUnavailable'
+>;
 
 export type Refused = { readonly ok: false; readonly refusal: CheckRefusal };
 
@@ -123,7 +127,7 @@ export type BatchOutcome =
 export interface LitigationChecksDeps {
   readonly screening: ScreeningService;
   readonly allowances: ScreeningAllowances;
-  readonly credits: CreditsService;
+  readonly tickets: Pick<Tickets, 'admit' | 'settle' | 'release'>;
   readonly nameKey: ScreenedNameKey;
   /** Told about every call; see CheckRecord for what it holds. */
   readonly record: (record: CheckRecord) => void;
@@ -133,14 +137,13 @@ export interface LitigationChecksDeps {
 
 const refused = (refusal: CheckRefusal): Refused => ({ ok: false, refusal });
 
-function monthEndsIn(now: Date): number {
-  return Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000));
+function rateLimited(decision: RateLimitDecision, now: Date): CheckRefusal {
+  const retryAfterSeconds = Math.max(1, Math.ceil((decision.resetAt.getTime() - now.getTime()) / 1000));
+  return { tag: 'RateLimited', limit: decision.limit, retryAfterSeconds, resetAt: decision.resetAt };
 }
 
-/** The price one screened report earned, before any adjudication surcharge. */
-function reportPrice(report: ScreeningReport, perMatch: number, perNoMatch: number): number {
-  const billed = report.summary.billedAs;
-  return billed === 'match' ? perMatch : billed === 'genuine_no_match' ? perNoMatch : 0;
+function monthEndsIn(now: Date): number {
+  return Math.max(1, Math.ceil((Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 1) - now.getTime()) / 1000));
 }
 
 export class LitigationChecks {
@@ -182,19 +185,18 @@ export class LitigationChecks {
     const { principal } = ctx;
     const account = billingAccountOf(principal);
     const undo: (() => Promise<void>)[] = [];
-    let reservationId: string | null = null;
+    let ticket: Ticket | null = null;
     const giveBack = async () => {
-      if (reservationId !== null) await this.deps.credits.release(account, reservationId);
+      if (ticket !== null) await this.deps.tickets.release(ticket);
       for (const u of undo.reverse()) await u();
     };
     try {
       const rate = await this.deps.allowances.hitRate(principal.keyId, 'screen', principal.limits.screeningRequestsPerMinute);
-      if (!rate.allowed) return refused({ tag: 'RateLimited', decision: rate });
+      if (!rate.allowed) return refused(rateLimited(rate, now));
       // Rule 3: 180 whether or not adjudicate is set (see worstCase); the settlement releases the rest.
-      const required = worstCase({ endpoint: 'partyScreen' });
-      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId, SCREENING_HOLD_MS);
-      if (!reserved.ok) return this.#creditRefusal(reserved.error, required);
-      reservationId = reserved.value.reservationId;
+      const admitted = await this.#admit(account, ctx.requestId, { endpoint: 'partyScreen' });
+      if (!admitted.ok) return admitted;
+      ticket = admitted.ticket;
 
       const cap = principal.limits.litigationChecksPerMonth;
       const checks = await this.deps.allowances.admitChecks(account, ctx.requestId, 1, cap);
@@ -217,12 +219,13 @@ export class LitigationChecks {
         return refused({ tag: 'SearchDegraded' });
       }
       const { report } = outcome;
-      const price =
-        reportPrice(report, PRICES.partyScreen.match, PRICES.partyScreen.noMatch) +
-        (report.summary.adjudicated ? PRICES.partyScreen.adjudication : 0);
-      const settled = await this.deps.credits.settle(account, reservationId, price);
-      if (!settled.ok) throw new Error(`settlement refused: ${settled.error.tag}`);
-      return { ok: true, report, charged: settled.value.charged, balance: settled.value.balance };
+      const { summary } = report;
+      const settled = await this.deps.tickets.settle(ticket, {
+        endpoint: 'partyScreen',
+        billedAs: summary.billedAs,
+        adjudicated: summary.adjudicated,
+      });
+      return { ok: true, report, ...settled };
     } catch (error) {
       await giveBack().catch(() => undefined);
       if (error instanceof AllowanceStoreUnavailable) return refused({ tag: 'AllowanceStoreUnavailable' });
@@ -234,18 +237,17 @@ export class LitigationChecks {
     const { principal } = ctx;
     const account = billingAccountOf(principal);
     const undo: (() => Promise<void>)[] = [];
-    let reservationId: string | null = null;
+    let ticket: Ticket | null = null;
     const giveBack = async () => {
-      if (reservationId !== null) await this.deps.credits.release(account, reservationId);
+      if (ticket !== null) await this.deps.tickets.release(ticket);
       for (const u of undo.reverse()) await u();
     };
     try {
       const rate = await this.deps.allowances.hitRate(principal.keyId, 'batch', principal.limits.screeningRequestsPerMinute);
-      if (!rate.allowed) return refused({ tag: 'RateLimited', decision: rate });
-      const required = worstCase({ endpoint: 'partyScreenBatch', items: items.length });
-      const reserved = await this.deps.credits.reserve(account, required, ctx.requestId, SCREENING_HOLD_MS);
-      if (!reserved.ok) return this.#creditRefusal(reserved.error, required);
-      reservationId = reserved.value.reservationId;
+      if (!rate.allowed) return refused(rateLimited(rate, now));
+      const held = await this.#admit(account, ctx.requestId, { endpoint: 'partyScreenBatch', items: items.length });
+      if (!held.ok) return held;
+      ticket = held.ticket;
 
       const valid = items.flatMap((item, index) => (item.ok ? [{ index, request: item.request }] : []));
       // Item by item: reading 25 items' names at once held the event loop for tens of milliseconds.
@@ -280,7 +282,8 @@ export class LitigationChecks {
         try {
           const outcome = await this.#screen(request);
           if (outcome.ok) {
-            const charged = reportPrice(outcome.report, PRICES.partyScreenBatch.perItemMatch, PRICES.partyScreenBatch.perItemNoMatch);
+            const { perItemMatch, perItemNoMatch } = PRICES.partyScreenBatch;
+            const charged = screenedPrice(outcome.report.summary.billedAs, perItemMatch, perItemNoMatch);
             results.set(index, { index, ok: true, report: outcome.report, charged });
             return;
           }
@@ -298,15 +301,17 @@ export class LitigationChecks {
       }
       if (failed > 0) await checks.undo(failed);
       const ordered = items.map((_, index) => results.get(index)).filter((r): r is BatchItemResult => r !== undefined);
-      const price = ordered.reduce((sum, r) => sum + (r.ok ? r.charged : 0), 0);
-      const settled = await this.deps.credits.settle(account, reservationId, price);
-      if (!settled.ok) throw new Error(`settlement refused: ${settled.error.tag}`);
+      const billed = (as: string) => ordered.filter((r) => r.ok && r.report.summary.billedAs === as).length;
+      const settled = await this.deps.tickets.settle(ticket, {
+        endpoint: 'partyScreenBatch',
+        matchedItems: billed('match'),
+        noMatchItems: billed('genuine_no_match'),
+      });
       return {
         ok: true,
         results: ordered,
         truncated: names.refusedBy === null ? null : { window: names.refusedBy, retryAfterSeconds: names.retryAfterSeconds },
-        charged: settled.value.charged,
-        balance: settled.value.balance,
+        ...settled,
       };
     } catch (error) {
       await giveBack().catch(() => undefined);
@@ -323,8 +328,8 @@ export class LitigationChecks {
     }
   }
 
-  #creditRefusal(error: { tag: string; required?: number; balance?: number }, required: number): Refused {
-    if (error.tag === 'InsufficientCredits') return refused({ tag: 'InsufficientCredits', required, balance: error.balance ?? 0 });
-    throw new Error(`reservation refused: ${error.tag}`);
+  async #admit(account: string, callId: string, request: PricedRequest): Promise<{ ok: true; ticket: Ticket } | Refused> {
+    const admitted = await this.deps.tickets.admit({ account, callId, request, holdForMs: SCREENING_HOLD_MS });
+    return admitted.ok ? admitted : refused(admitted.refusal);
   }
 }

@@ -9,7 +9,7 @@
 import { sql } from 'kysely';
 import type { EventStore } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
-import { PRICES } from '../../domain/credits/prices.ts';
+import { worstCase, type PricedRequest } from '../../domain/credits/prices.ts';
 import type { CaseTimeline } from '../../domain/timeline/case-timeline.ts';
 import {
   decideTimelineRequest,
@@ -28,10 +28,14 @@ import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import type { Metrics } from '../../ports/metrics.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 import type { CreditsService } from '../credits/credits-service.ts';
+import type { RefusalOf } from '../admission/decision.ts';
+import type { Ticket, Tickets } from '../admission/tickets.ts';
 
 export const TIMELINE_STREAM_TYPE = 'timeline-request';
 
 const DAY_MS = 86_400_000;
+
+const LIVE_FETCH: PricedRequest = { endpoint: 'requestTimeline' };
 
 const aggregate: Aggregate<TimelineRequestCommand, TimelineRequestEvent, TimelineRequestState, TimelineRequestError> = {
   streamType: TIMELINE_STREAM_TYPE,
@@ -76,11 +80,20 @@ const JOB_COLUMNS = [
   'expiresAt',
 ] as const;
 
-export type AdmitRefusal =
-  | { tag: 'DailyLimit'; used: number; cap: number; retryAfterSeconds: number; resetAt: Date }
-  | { tag: 'InsufficientCredits'; required: number; balance: number };
+export type AdmitRefusal = RefusalOf<'DailyLimit' | 'InsufficientCredits' | 'TierNotAllowed'>;
 
-export type AdmitResult = { ok: true; requestId: string; balance: number } | { ok: false; error: AdmitRefusal };
+/** `held`: what the live fetch holds now and is charged when it starts. */
+export type AdmitResult = { ok: true; requestId: string; held: number; balance: number } | { ok: false; error: AdmitRefusal };
+
+/** Where a job's payment stands: nothing (from the store), held, charged, or given back. */
+export function jobCharge(job: Pick<TimelineJob, 'refresh' | 'status' | 'liveFetched'>): {
+  credits: number;
+  state: 'none' | 'reserved' | 'charged' | 'released' | 'reversed';
+} {
+  if (!job.refresh) return { credits: 0, state: 'none' };
+  if (job.status === 'failed') return { credits: 0, state: job.liveFetched ? 'reversed' : 'released' };
+  return { credits: worstCase(LIVE_FETCH), state: job.liveFetched ? 'charged' : 'reserved' };
+}
 
 /** Thrown inside an admission transaction to roll it back with the refusal. */
 class Refused extends Error {
@@ -95,6 +108,7 @@ export class TimelineJobs {
       readonly db: Db;
       readonly store: EventStore;
       readonly credits: CreditsService;
+      readonly tickets: Pick<Tickets, 'admit' | 'settle'>;
       readonly clock: Clock;
       readonly ids: IdGenerator;
       /** How long a fetch's hold may stay open: past the watchdog's bound, which fails the job (releasing it) first. */
@@ -143,24 +157,19 @@ export class TimelineJobs {
           const retryAfterSeconds = Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000));
           throw new Refused({ tag: 'DailyLimit', used, cap: input.dailyCap, retryAfterSeconds, resetAt });
         }
-        const price = PRICES.requestTimeline.liveFetch;
-        const held = await this.deps.credits.reserve(input.accountId, price, input.callId, this.deps.holdForMs, trx);
-        if (!held.ok) {
-          const error = held.error;
-          if (error.tag === 'InsufficientCredits')
-            throw new Refused({ tag: 'InsufficientCredits', required: error.required, balance: error.balance });
-          throw new Error(`reserving the live fetch of ${requestId}: ${error.tag}`);
-        }
+        const call = { account: input.accountId, callId: input.callId, request: LIVE_FETCH, holdForMs: this.deps.holdForMs };
+        const held = await this.deps.tickets.admit(call, trx);
+        if (!held.ok) throw new Refused(held.refusal);
         await this.#decide(trx, requestId, {
           type: 'AdmitLiveFetch',
           requestId,
           accountId: input.accountId,
           subject: input.subject,
-          reservationId: held.value.reservationId,
-          price,
+          reservationId: held.ticket.reservationId,
+          price: worstCase(LIVE_FETCH),
           now: this.#now(),
         });
-        return { ok: true as const, requestId, balance: held.value.balance };
+        return { ok: true as const, requestId, held: worstCase(LIVE_FETCH), balance: held.balance };
       });
     } catch (error) {
       if (error instanceof Refused) return { ok: false, error: error.refusal };
@@ -196,8 +205,8 @@ export class TimelineJobs {
       if (job.reservationId === null) throw new Error(`timeline job ${requestId} is not a live fetch`);
       // Decided first: a job that already ended refuses, before anything is settled.
       await this.#decide(trx, requestId, { type: 'StartLiveFetch', requestId, now: this.#now() });
-      const settled = await this.deps.credits.settle(job.accountId, job.reservationId, PRICES.requestTimeline.liveFetch, trx);
-      if (!settled.ok) throw new Error(`charging the live fetch of ${requestId}: ${settled.error.tag}`);
+      const ticket: Ticket = { account: job.accountId, reservationId: job.reservationId, request: LIVE_FETCH };
+      await this.deps.tickets.settle(ticket, { endpoint: 'requestTimeline', liveFetchStarted: true }, trx);
     });
   }
 

@@ -9,6 +9,7 @@
  * hold released; a start lost to a crash is recovered by the dispatcher (see
  * timeline-dispatcher.ts).
  */
+import type { RefusalOf } from '../admission/decision.ts';
 import type { CourtLevel } from '../../domain/case/case-record.ts';
 import type { CaseTimeline } from '../../domain/timeline/case-timeline.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -34,18 +35,14 @@ export type TimelineTarget =
   /** A CNR we hold no case for: only a live fetch can answer it. */
   | { readonly held: false; readonly caseId: string; readonly cnr: string };
 
+const LIVE_FETCH_ENGINE_DOWN = { tag: 'WorkflowsUnavailable', work: 'live fetch' } as const;
+
 export type TimelineRefusal =
-  | { tag: 'CaseNotFound'; cnr: string | null }
-  | { tag: 'CaseRestricted' }
-  /** Not an eCourts registry case (a Supreme Court judgment, a tribunal record): no portal holds it. */
-  | { tag: 'NotLiveFetchable'; courtLevel: CourtLevel }
-  | { tag: 'LiveFetchNotConfigured' }
-  | { tag: 'WorkflowsUnavailable' }
-  | AdmitRefusal;
+  RefusalOf<'CaseNotFound' | 'CaseRestricted' | 'NotLiveFetchable' | 'LiveFetchNotConfigured' | 'WorkflowsUnavailable'> | AdmitRefusal;
 
 export type TimelineRequestOutcome =
   | { outcome: 'answered'; job: TimelineJob; target: TimelineTarget }
-  | { outcome: 'admitted'; requestId: string; balance: number; target: TimelineTarget }
+  | { outcome: 'admitted'; requestId: string; held: number; balance: number; target: TimelineTarget }
   | { outcome: 'refused'; refusal: TimelineRefusal };
 
 export interface TimelineRequestsDeps {
@@ -116,7 +113,7 @@ export class TimelineRequests {
     const fetchable = liveFetchable(target);
     if ('refusal' in fetchable) return { outcome: 'refused', refusal: fetchable.refusal };
     if (!this.deps.livePortal) return { outcome: 'refused', refusal: { tag: 'LiveFetchNotConfigured' } };
-    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
+    if (!this.deps.workflows.available) return { outcome: 'refused', refusal: LIVE_FETCH_ENGINE_DOWN };
     const { cnr } = fetchable;
     const admitted = await this.deps.jobs.admitLiveFetch({
       subject: { caseId: target.caseId, cnr },
@@ -126,8 +123,8 @@ export class TimelineRequests {
     });
     if (!admitted.ok) return { outcome: 'refused', refusal: admitted.error };
     if ((await this.#start(admitted.requestId, { accountId: input.accountId, requestId: input.callId })) === 'released')
-      return { outcome: 'refused', refusal: { tag: 'WorkflowsUnavailable' } };
-    return { outcome: 'admitted', requestId: admitted.requestId, balance: admitted.balance, target };
+      return { outcome: 'refused', refusal: LIVE_FETCH_ENGINE_DOWN };
+    return { outcome: 'admitted', requestId: admitted.requestId, held: admitted.held, balance: admitted.balance, target };
   }
 
   /** A job of `accountId` that has not expired; null otherwise, whether unknown, expired or another account's. */

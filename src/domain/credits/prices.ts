@@ -53,11 +53,17 @@ export type PricedRequest =
   | { endpoint: 'partyScreenBatch'; items: number }
   | { endpoint: 'requestTimeline' };
 
+/**
+ * What a litigation check's report is billed as (verdict.ts): a match, a genuine no match,
+ * or neither (an inconclusive no match, which could not say "no" and costs nothing).
+ */
+export type BilledAs = 'match' | 'genuine_no_match' | 'none';
+
 /** What actually happened, which fixes the final price. */
 export type PricedOutcome =
   | { endpoint: 'analyze'; cacheHit: boolean; remoteFetched: boolean }
   | { endpoint: 'analyzeConsolidated'; cacheHit: boolean }
-  | { endpoint: 'partyScreen'; matched: boolean; adjudicated: boolean }
+  | { endpoint: 'partyScreen'; billedAs: BilledAs; adjudicated: boolean }
   | { endpoint: 'partyScreenBatch'; matchedItems: number; noMatchItems: number }
   | { endpoint: 'requestTimeline'; liveFetchStarted: boolean };
 
@@ -99,7 +105,7 @@ export function finalPrice(outcome: PricedOutcome): number {
       return outcome.cacheHit ? PRICES.analyzeConsolidated.cacheHit : PRICES.analyzeConsolidated.credits;
     case 'partyScreen':
       return (
-        (outcome.matched ? PRICES.partyScreen.match : PRICES.partyScreen.noMatch) +
+        screenedPrice(outcome.billedAs, PRICES.partyScreen.match, PRICES.partyScreen.noMatch) +
         (outcome.adjudicated ? PRICES.partyScreen.adjudication : 0)
       );
     case 'partyScreenBatch':
@@ -109,6 +115,11 @@ export function finalPrice(outcome: PricedOutcome): number {
     default:
       return assertNever(outcome);
   }
+}
+
+/** One screened name's price at a route's match and no-match prices. */
+export function screenedPrice(billedAs: BilledAs, match: number, noMatch: number): number {
+  return billedAs === 'match' ? match : billedAs === 'genuine_no_match' ? noMatch : 0;
 }
 
 /** One line for an endpoint's OpenAPI description and its /usage entry. */

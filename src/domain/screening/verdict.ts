@@ -22,6 +22,7 @@
  * Pure, no IO.
  */
 import type { Band } from './bands.ts';
+import type { BilledAs } from '../credits/prices.ts';
 
 export const VERDICTS = ['match_found', 'possible_match', 'no_matches_found', 'inconclusive'] as const;
 
@@ -54,7 +55,7 @@ export function isGenuineNoMatch(report: { summary: { verdict: Verdict } }): boo
 }
 
 /** What a check is billed as: 100 for a match, 20 for a genuine no match, nothing otherwise. */
-export function billedOutcome(verdict: Verdict): 'match' | 'genuine_no_match' | 'none' {
+export function billedOutcome(verdict: Verdict): BilledAs {
   if (verdict === 'match_found' || verdict === 'possible_match') return 'match';
   return verdict === 'no_matches_found' ? 'genuine_no_match' : 'none';
 }

@@ -11,21 +11,15 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
-import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
 import { ApiError } from '../../api-error.ts';
-import { recordCharge, requireEntitlement } from '../../admission.ts';
+import { recordCharge, refusalError, requireEntitlement } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
-import {
-  analysisRefusal,
-  StoredAnalysisSchema,
-  storedAnalysisOf,
-  type AnalysisRouteDeps,
-  type Watermark,
-} from './analysis-route-support.ts';
+import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './case-support.ts';
 
 const Body = z
@@ -99,7 +93,7 @@ export function registerPostCaseAnalyzeConsolidated(
     });
     switch (result.outcome) {
       case 'refused':
-        throw analysisRefusal(result.refusal, deps);
+        throw refusalError(result.refusal, deps);
       case 'failed':
         throw new ApiError(/deadline|timed out|cancel/i.test(result.reason) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', {
           message: 'The consolidated analysis did not complete; nothing was charged. Retry later.',
@@ -107,8 +101,8 @@ export function registerPostCaseAnalyzeConsolidated(
         });
       case 'cache-hit':
       case 'stored': {
-        const price = result.outcome === 'stored' ? result.charged : PRICES.analyzeConsolidated.cacheHit;
-        recordCharge(c, price);
+        const price = result.charged;
+        recordCharge(c, price, result.outcome === 'cache-hit' ? result.balance : undefined);
         return c.json(
           {
             success: true as const,

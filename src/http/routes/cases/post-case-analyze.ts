@@ -11,20 +11,14 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
-import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
-import { recordCharge } from '../../admission.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
+import { recordCharge, refusalError } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
-import {
-  analysisRefusal,
-  StoredAnalysisSchema,
-  storedAnalysisOf,
-  type AnalysisRouteDeps,
-  type Watermark,
-} from './analysis-route-support.ts';
+import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './case-support.ts';
 
 const Body = z
@@ -139,9 +133,9 @@ export function registerPostCaseAnalyze(
       concurrencyCap: principal.limits.concurrentAnalyses,
       tier: principal.tier,
     });
-    if (result.outcome === 'refused') throw analysisRefusal(result.refusal, deps);
+    if (result.outcome === 'refused') throw refusalError(result.refusal, deps);
     if (result.outcome === 'cache-hit') {
-      const price = PRICES.analyze.cacheHit;
+      const price = result.charged;
       recordCharge(c, price, result.balance);
       return c.json(
         {

@@ -3,13 +3,12 @@
  * and batch routes: the strict request fields (every identifier format-checked, GSTIN with
  * its check character), the report's match, summary and coverage (each field described
  * in the OpenAPI document), the mapping of a validated body to a screening request (court
- * resolution, limit clamp), and the refusals mapped to the error table.
+ * resolution, limit clamp).
  *
  * Validation messages name the field and the rule broken, never the value sent: names,
  * identifiers and addresses must not come back in an error body or reach a log.
  */
 import { z } from '@hono/zod-openapi';
-import type { CheckRefusal } from '../../../application/screening/litigation-checks.ts';
 import { comparableName } from '../../../application/screening/screened-name-key.ts';
 import type { ScreeningReport, ScreeningRequest } from '../../../application/screening/screening-service.ts';
 import type { TierLimits } from '../../../domain/access/tiers.ts';
@@ -18,15 +17,11 @@ import { validateIdentifier, type IdentifierKind } from '../../../domain/screeni
 import { isCalendarDate, MAX_ALIASES, MAX_KNOWN_PERSONS, MAX_NAMES } from '../../../domain/screening/screening-request.ts';
 import { VERDICTS } from '../../../domain/screening/verdict.ts';
 import { resolveCourtOrBench } from '../../../reference/reference-data.ts';
-import { ApiError } from '../../api-error.ts';
-import { refusalError, type RefusalLinks } from '../../admission.ts';
 
 export const PURPOSES = ['kyc', 'bgv', 'due_diligence', 'litigation', 'research', 'compliance'] as const;
 export const DEFAULT_LIMIT = 40;
 export const MAX_LIMIT = 100;
 export const DEFAULT_DISPLAY_THRESHOLD = 0.6;
-/** How long a caller should wait after a degraded search. */
-export const SEARCH_RETRY_AFTER_SECONDS = 30;
 
 const IDENTIFIER_LABELS: Record<IdentifierKind, string> = { pan: 'PAN', gstin: 'GSTIN', cin: 'CIN', llpin: 'LLPIN' };
 
@@ -296,39 +291,4 @@ export function reportView(report: ScreeningReport): z.infer<typeof ScreeningRep
       adjudication: m.adjudication === null ? null : { ...m.adjudication, reasons: [...m.adjudication.reasons] },
     })),
   };
-}
-
-/** A refusal of the application layer as the error table's answer. */
-export function checkRefusalError(refusal: CheckRefusal, links: RefusalLinks, now: Date): ApiError {
-  switch (refusal.tag) {
-    case 'RateLimited': {
-      const retryAfter = Math.max(1, Math.ceil((refusal.decision.resetAt.getTime() - now.getTime()) / 1000));
-      return new ApiError('RATE_LIMITED', {
-        shape: 'rate-limit',
-        message: `Rate limit exceeded: at most ${refusal.decision.limit} screening requests per minute for this key.`,
-        headers: { 'Retry-After': String(retryAfter) },
-        extra: { retryAfter, resetTime: refusal.decision.resetAt.toISOString() },
-      });
-    }
-    case 'InsufficientCredits':
-      return refusalError(refusal, links);
-    case 'MonthlyChecksUsed':
-      return new ApiError('PARTY_SCREEN_LIMIT_REACHED', {
-        message: `The monthly litigation check allowance (${refusal.cap}) is used up or too short for this call (${refusal.remaining} left); nothing was charged.`,
-        headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
-      });
-    case 'DistinctNamesCapReached':
-      return new ApiError('DISTINCT_NAMES_LIMIT_REACHED', {
-        message: `The ${refusal.window === 'minute' ? 'per-minute' : 'daily'} cap on distinct screened names is reached; names already screened today are not counted again. Nothing was charged.`,
-        headers: { 'Retry-After': String(refusal.retryAfterSeconds) },
-        extra: { retryAfter: refusal.retryAfterSeconds },
-      });
-    case 'SearchDegraded':
-      return new ApiError('PARTY_SCREEN_SEARCH_DEGRADED', { headers: { 'Retry-After': String(SEARCH_RETRY_AFTER_SECONDS) } });
-    case 'AllowanceStoreUnavailable':
-      return new ApiError('ACCOUNT_STANDING_UNAVAILABLE', {
-        message:
-          'The screening allowances could not be checked, so the call is refused (fails closed); nothing was charged. Retry shortly.',
-      });
-  }
 }

@@ -13,7 +13,7 @@ import type { BatchItemFailure, BatchItemInput } from '../../../application/scre
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { ErrorCode } from '../../error-codes.ts';
 import { ERROR_MESSAGE } from '../../error-codes.ts';
-import { recordCharge, requireEntitlement } from '../../admission.ts';
+import { recordCharge, refusalError, requireEntitlement } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
@@ -22,7 +22,7 @@ import { describeIssue } from '../../validation.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { batchAuditDetail } from './audit-detail-support.ts';
 import type { PartyRouteDeps } from './party-route-support.ts';
-import { BatchItem, PURPOSES, checkRefusalError, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
+import { BatchItem, PURPOSES, reportView, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 import { comparableName } from '../../../application/screening/screened-name-key.ts';
 
 export const MAX_BATCH_ITEMS = 25;
@@ -154,7 +154,7 @@ export function registerPostPartyScreenBatch(
     c.set('auditDetail', batchAuditDetail(body, inputs));
     const now = deps.clock.now();
     const outcome = await deps.checks.batch({ principal, requestId: c.get('requestId'), purpose: body.purpose }, inputs, now);
-    if (!outcome.ok) throw checkRefusalError(outcome.refusal, deps, now);
+    if (!outcome.ok) throw refusalError(outcome.refusal, deps);
     recordCharge(c, outcome.charged, outcome.balance);
     const data = outcome.results.map((r) => {
       const clientRef = clientRefOf(body.items[r.index]);

@@ -19,7 +19,7 @@ import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { screenAuditDetail } from './audit-detail-support.ts';
 import type { PartyRouteDeps } from './party-route-support.ts';
-import { checkRefusalError, reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
+import { reportView, ScreenBody, ScreeningReportSchema, screeningRequestOf } from './party-schemas.ts';
 
 const Response = z
   .object({
@@ -85,7 +85,7 @@ export function registerPostPartyScreen(
       throw new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${built.problems.join('; ')}`, details: built.problems });
     const now = deps.clock.now();
     const outcome = await deps.checks.single({ principal, requestId: c.get('requestId'), purpose: body.purpose }, built.request, now);
-    if (!outcome.ok) throw checkRefusalError(outcome.refusal, deps, now);
+    if (!outcome.ok) throw refusalError(outcome.refusal, deps);
     recordCharge(c, outcome.charged, outcome.balance);
     return c.json(
       {

@@ -7,6 +7,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
+import { recordCharge } from '../../admission.ts';
 import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
@@ -58,7 +59,7 @@ export function registerGetRequestTimeline(app: App, auth: MiddlewareHandler<App
     const job = await deps.requests.job(c.req.valid('param').requestId, billingAccountOf(principalOf(c)));
     if (!job) throw new ApiError('JOB_NOT_FOUND');
     if (job.status === 'running') c.header('Retry-After', String(RUNNING_RETRY_AFTER_SECONDS));
-    c.set('creditsDeducted', 0);
+    recordCharge(c, 0);
     return c.json({ success: true as const, data: await jobAnswer(job, deps), meta: { creditsCharged: 0 as const } }, 200);
   });
 }

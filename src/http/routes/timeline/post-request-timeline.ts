@@ -13,15 +13,15 @@ import type { MiddlewareHandler } from 'hono';
 import { entitlement } from '../../../application/admission/decision.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import type { CaseReference } from '../../../application/timeline/timeline-requests.ts';
-import { describePrice, PRICES } from '../../../domain/credits/prices.ts';
+import { describePrice } from '../../../domain/credits/prices.ts';
 import { normaliseCnr } from '../../../domain/timeline/cnr.ts';
-import { refusalError, type RefusalLinks } from '../../admission.ts';
+import { recordCharge, refusalError, type RefusalLinks } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
-import { jobAnswer, timelineRefusal, type TimelineRouteDeps } from './timeline-route-support.ts';
+import { jobAnswer, type TimelineRouteDeps } from './timeline-route-support.ts';
 import { TimelineJobSchema } from './timeline-schemas.ts';
 
 /** When a live fetch is worth collecting: the portal usually answers within seconds. */
@@ -148,20 +148,21 @@ export function registerPostRequestTimeline(
       dailyCap: principal.limits.liveFetchesPerDay,
       callId: c.get('requestId'),
     });
-    if (result.outcome === 'refused') throw timelineRefusal(result.refusal, deps);
+    if (result.outcome === 'refused') throw refusalError(result.refusal, deps);
     const job = result.outcome === 'answered' ? result.job : await deps.requests.job(result.requestId, account);
     if (!job) throw new Error('an admitted timeline job could not be read back');
     const data = await jobAnswer(job, deps);
     c.header('Location', data.statusUrl);
     if (result.outcome === 'answered') {
-      c.set('creditsDeducted', 0);
+      recordCharge(c, 0);
       return c.json({ success: true as const, data, meta: { creditsCharged: 0 } }, 202);
     }
-    const price = PRICES.requestTimeline.liveFetch;
     // As for analysis admissions: the audit row carries the price; a failed fetch's reversal is in the ledger.
-    c.set('creditsDeducted', price);
-    c.header('X-Credits-Remaining', String(result.balance));
+    recordCharge(c, result.held, result.balance);
     c.header('Retry-After', String(LIVE_RETRY_AFTER_SECONDS));
-    return c.json({ success: true as const, data, meta: { creditsCharged: price, retryAfterSeconds: LIVE_RETRY_AFTER_SECONDS } }, 202);
+    return c.json(
+      { success: true as const, data, meta: { creditsCharged: result.held, retryAfterSeconds: LIVE_RETRY_AFTER_SECONDS } },
+      202,
+    );
   });
 }

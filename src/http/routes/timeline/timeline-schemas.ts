@@ -5,8 +5,7 @@
  * are from the real record of Gauhati High Court AB/3142/2018 (CNR GAHC010225502018).
  */
 import { z } from '@hono/zod-openapi';
-import type { TimelineJob } from '../../../application/timeline/timeline-jobs.ts';
-import { PRICES } from '../../../domain/credits/prices.ts';
+import { jobCharge, type TimelineJob } from '../../../application/timeline/timeline-jobs.ts';
 import { JOB_RETENTION_DAYS } from '../../../domain/timeline-request/timeline-request.ts';
 
 const day = z.string().nullable().openapi({ format: 'date', description: 'YYYY-MM-DD; null when the record gives none.' });
@@ -108,12 +107,6 @@ export const TimelineJobSchema = z
 
 export type TimelineJobBody = z.infer<typeof TimelineJobSchema>;
 
-function chargeOf(job: TimelineJob): TimelineJobBody['charge'] {
-  if (!job.refresh) return { credits: 0, state: 'none' };
-  if (job.status === 'failed') return { credits: 0, state: job.liveFetched ? 'reversed' : 'released' };
-  return { credits: PRICES.requestTimeline.liveFetch, state: job.liveFetched ? 'charged' : 'reserved' };
-}
-
 const NO_REGISTRY_TIMELINE =
   'No registry timeline is held for this case: Supreme Court judgments and tribunal records carry no eCourts case-status record, and cannot be fetched live.';
 
@@ -127,7 +120,7 @@ export function jobBody(job: TimelineJob, links: { readonly statusUrl: string; r
     refresh: job.refresh,
     timeline: job.status === 'completed' ? (job.timeline as TimelineJobBody['timeline']) : null,
     error: job.status === 'failed' && job.errorCode !== null ? { code: job.errorCode, message: job.errorMessage ?? '' } : null,
-    charge: chargeOf(job),
+    charge: jobCharge(job),
     pdfUrl: links.pdfUrl,
     statusUrl: links.statusUrl,
     createdAt: job.createdAt.toISOString(),
