@@ -130,7 +130,7 @@ export class AnalysisRuns {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: EventStore;
+      readonly store: EventStore<Trx>;
       readonly credits: CreditsService;
       readonly clock: Clock;
       /** Where runs that end are counted, by kind and outcome; nothing is counted without one. */

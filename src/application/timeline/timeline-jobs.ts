@@ -93,7 +93,7 @@ export class TimelineJobs {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: EventStore;
+      readonly store: EventStore<Trx>;
       readonly credits: CreditsService;
       readonly clock: Clock;
       readonly ids: IdGenerator;
