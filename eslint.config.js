@@ -130,6 +130,12 @@ export default tseslint.config(
     },
   },
   {
+    // Ports own their contracts: an adapter's types (Kysely's transaction) arrive as type parameters,
+    // never imported from the database code or the adapters.
+    files: ['src/ports/**/*.ts'],
+    rules: { 'no-restricted-imports': ['error', { patterns: ['**/db/**', '**/adapters/**', 'kysely'] }] },
+  },
+  {
     // Adapters implement ports (src/ports) and may use the domain; the application layer depends on them, not the reverse.
     files: ['src/adapters/**/*.ts'],
     rules: { 'no-restricted-imports': ['error', { patterns: ['**/application/**', '**/http/**'] }] },

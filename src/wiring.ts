@@ -36,7 +36,7 @@ import { TimelineDispatcher } from './application/timeline/timeline-dispatcher.t
 import { TimelineJobs } from './application/timeline/timeline-jobs.ts';
 import { TimelineRequests } from './application/timeline/timeline-requests.ts';
 import type { TimelineWorkflows } from './ports/timeline-workflows.ts';
-import type { Db } from './db/database.ts';
+import type { Db, Trx } from './db/database.ts';
 import type { EventStore } from './ports/event-store.ts';
 import { allowedBy } from './domain/access/cidr.ts';
 import type { Tier } from './domain/access/tiers.ts';
@@ -423,7 +423,7 @@ export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDel
 }
 
 export interface WebhookWiringOptions extends WebhookDeliveryOptions {
-  readonly store: EventStore;
+  readonly store: EventStore<Trx>;
   readonly ids: IdGenerator;
   readonly workflows: WebhookWorkflows;
   readonly onDispatchError: (deliveryId: string, error: unknown) => void;

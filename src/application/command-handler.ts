@@ -17,7 +17,7 @@ export interface Aggregate<C, E extends { type: string; data: unknown }, S, Err>
 export type Handled<E, Err> = { ok: true; events: E[] } | { ok: false; error: Err };
 
 export async function handleCommand<C, E extends { type: string; data: unknown }, S, Err>(
-  store: EventStore,
+  store: EventStore<Trx>,
   aggregate: Aggregate<C, E, S, Err>,
   streamId: string,
   command: C,

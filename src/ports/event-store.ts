@@ -4,9 +4,9 @@
  * type, schema version, data and metadata, and get a global position when recorded.
  * Inline projections run in the appending transaction, so their read models never lag;
  * an append can join a transaction the caller holds (several streams, or a read model
- * row and its events, in one commit).
+ * row and its events, in one commit). `Tx` is the adapter's transaction (Kysely's for
+ * Postgres): the port names it without depending on the database code.
  */
-import type { Trx } from '../db/database.ts';
 export interface EventMetadata {
   readonly requestId?: string;
   readonly actor?: string;
@@ -59,17 +59,17 @@ export interface ReadStreamResult<E extends RecordedEvent = RecordedEvent> {
   readonly version: number;
 }
 
-export interface InlineProjection {
+export interface InlineProjection<Tx> {
   readonly name: string;
   readonly handles: readonly string[];
-  apply(trx: Trx, events: readonly RecordedEvent[]): Promise<void>;
+  apply(trx: Tx, events: readonly RecordedEvent[]): Promise<void>;
 }
 
-export interface AppendOptions {
+export interface AppendOptions<Tx> {
   readonly streamType: string;
   readonly metadata: EventMetadata;
   /** Join a transaction the caller already holds (several streams in one commit). */
-  readonly trx?: Trx;
+  readonly trx?: Tx;
 }
 
 /** A place in the order of committed events: transaction id, then global position. */
@@ -89,15 +89,15 @@ export interface StreamTypePage {
   readonly limit: number;
 }
 
-export interface EventStore {
-  append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult>;
+export interface EventStore<Tx> {
+  append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions<Tx>): Promise<AppendResult>;
   /**
    * Starts streams of one event each in one commit of its own, for facts no inline
    * projection handles (the audit trail): nothing is read back. A stream that exists
    * fails the whole batch with a version conflict.
    */
   recordFacts(items: readonly { streamId: string; event: NewEvent; metadata: EventMetadata }[], streamType: string): Promise<void>;
-  readStream(streamId: string, from?: number, trx?: Trx): Promise<ReadStreamResult>;
+  readStream(streamId: string, from?: number, trx?: Tx): Promise<ReadStreamResult>;
   /** Every event after a global position, in position order (for audits and rebuilds). */
   readAll(after: number, limit: number): Promise<RecordedEvent[]>;
   /**
@@ -105,7 +105,7 @@ export interface EventStore {
    * and projectors); `trx` reads them in the caller's transaction (a projector's, which
    * holds its lock and saves its checkpoint there).
    */
-  readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]>;
+  readCommittedAfter(after: Checkpoint, limit: number, trx?: Tx): Promise<RecordedEvent[]>;
   /** How many events committed after `after` (a projector's lag), counting no further than `ceiling`. */
   countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number>;
   /** Events of a stream type's streams in global position order after `after`, recorded before `recordedBefore` (exports). */
@@ -114,9 +114,7 @@ export interface EventStore {
    * The same events ordered by stream, then stream position, after (streamId, position): each
    * stream's events together, for folds stream by stream (`trx`: in the caller's transaction).
    */
-  readStreamTypeByStream(
-    page: StreamTypePage & { readonly after: readonly [string, number]; readonly trx?: Trx },
-  ): Promise<RecordedEvent[]>;
+  readStreamTypeByStream(page: StreamTypePage & { readonly after: readonly [string, number]; readonly trx?: Tx }): Promise<RecordedEvent[]>;
   /** Events of one type in global position order after `after`, recorded in [recordedFrom, recordedBefore). */
   readEventTypeByPosition(page: {
     readonly type: string;

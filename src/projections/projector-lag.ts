@@ -7,7 +7,7 @@
  * stays an index walk of bounded length; the ceiling then reads "at least this many".
  */
 import { sql } from 'kysely';
-import type { Db } from '../db/database.ts';
+import type { Db, Trx } from '../db/database.ts';
 import { START, type EventStore } from '../ports/event-store.ts';
 import type { ProjectorLag } from '../ports/metrics.ts';
 
@@ -19,7 +19,7 @@ export interface FollowedProjector {
   readonly feed: 'events' | 'cases';
 }
 
-async function behind(db: Db, events: EventStore, projector: FollowedProjector): Promise<number> {
+async function behind(db: Db, events: EventStore<Trx>, projector: FollowedProjector): Promise<number> {
   const checkpoint =
     (await db
       .selectFrom('projectorCheckpoints')
@@ -35,7 +35,7 @@ async function behind(db: Db, events: EventStore, projector: FollowedProjector):
 }
 
 /** `events` is the event store the `events` feed is read through; the case feed is the case store's own table. */
-export async function projectorLag(db: Db, events: EventStore, projectors: readonly FollowedProjector[]): Promise<ProjectorLag[]> {
+export async function projectorLag(db: Db, events: EventStore<Trx>, projectors: readonly FollowedProjector[]): Promise<ProjectorLag[]> {
   const lags: ProjectorLag[] = [];
   for (const projector of projectors) lags.push({ projector: projector.name, behind: await behind(db, events, projector) });
   return lags;

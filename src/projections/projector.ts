@@ -24,7 +24,7 @@ export class ProjectorRunner {
 
   constructor(
     private readonly db: Db,
-    private readonly events: EventStore,
+    private readonly events: EventStore<Trx>,
     private readonly projection: AsyncProjection,
     private readonly options: { batchSize?: number; idleMs?: number; now: () => Date; onError?: (error: unknown) => void },
   ) {

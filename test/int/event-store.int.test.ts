@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
+import type { Trx } from '../../src/db/database.ts';
 import { VersionConflictError, type InlineProjection, type RecordedEvent } from '../../src/ports/event-store.ts';
 import { ProjectorRunner, type AsyncProjection } from '../../src/projections/projector.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
@@ -147,7 +148,7 @@ for (const factory of databases) {
 
     it('runs inline projections in the appending transaction, and rolls both back together', async () => {
       await sql`create table if not exists inline_totals (stream_id text primary key, total int not null)`.execute(database.db);
-      const totals: InlineProjection = {
+      const totals: InlineProjection<Trx> = {
         name: 'totals',
         handles: ['Added'],
         apply: async (trx, events) => {

@@ -31,13 +31,18 @@ function uniqueViolation(error: unknown): string | null {
   return /\(stream_id(?:, stream_position)?\)=\(([^,)]*)/.exec(typeof e.detail === 'string' ? e.detail : '')?.[1] ?? '';
 }
 
-export class PostgresEventStore implements EventStore {
+export class PostgresEventStore implements EventStore<Trx> {
   constructor(
     private readonly db: Db,
-    private readonly inline: readonly InlineProjection[] = [],
+    private readonly inline: readonly InlineProjection<Trx>[] = [],
   ) {}
 
-  async append(streamId: string, expected: ExpectedVersion, events: readonly NewEvent[], options: AppendOptions): Promise<AppendResult> {
+  async append(
+    streamId: string,
+    expected: ExpectedVersion,
+    events: readonly NewEvent[],
+    options: AppendOptions<Trx>,
+  ): Promise<AppendResult> {
     if (events.length === 0) throw new Error('append needs at least one event');
     if (options.trx) return this.#appendIn(options.trx, streamId, expected, events, options);
     return this.db.transaction().execute((trx) => this.#appendIn(trx, streamId, expected, events, options));
@@ -183,7 +188,7 @@ export class PostgresEventStore implements EventStore {
     streamId: string,
     expected: ExpectedVersion,
     events: readonly NewEvent[],
-    options: AppendOptions,
+    options: AppendOptions<Trx>,
   ): Promise<AppendResult> {
     const now = new Date(options.metadata.occurredAt);
     if (typeof expected === 'number' && expected > 0) return this.#appendAt(trx, streamId, expected, events, options, now);
@@ -219,7 +224,7 @@ export class PostgresEventStore implements EventStore {
     streamId: string,
     expected: number,
     events: readonly NewEvent[],
-    options: AppendOptions,
+    options: AppendOptions<Trx>,
     now: Date,
   ): Promise<AppendResult> {
     const input = JSON.stringify(

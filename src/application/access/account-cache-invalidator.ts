@@ -3,6 +3,7 @@
  * committed by any instance (never skipping a late commit) and drops what they touch.
  * Starts at the current head: a fresh cache has nothing older to forget.
  */
+import type { Trx } from '../../db/database.ts';
 import type { Checkpoint, EventStore } from '../../ports/event-store.ts';
 import { PeriodicTask } from '../../scheduling/periodic-task.ts';
 import { ACCOUNT_EVENT_TYPES } from '../accounts/read-model.ts';
@@ -14,7 +15,7 @@ export class AccountCacheInvalidator {
   readonly #task: PeriodicTask;
 
   constructor(
-    private readonly store: EventStore,
+    private readonly store: EventStore<Trx>,
     private readonly keys: KeyAuthenticator,
     private readonly allowlists: AllowlistCache,
     options: { pollMs: number; onError: (error: unknown) => void },

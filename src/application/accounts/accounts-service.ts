@@ -97,7 +97,7 @@ export interface RotatedKey {
 
 export interface AccountsDeps {
   readonly db: Db;
-  readonly store: EventStore;
+  readonly store: EventStore<Trx>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   readonly keys: ApiKeyCodec;

@@ -97,7 +97,7 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
   }
 }
 
-export const accountsReadModel: InlineProjection = {
+export const accountsReadModel: InlineProjection<Trx> = {
   name: 'accounts-read-model',
   handles: ACCOUNT_EVENT_TYPES,
   apply: async (trx, events: readonly RecordedEvent[]) => {

@@ -137,7 +137,7 @@ export class AnalysisRuns {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: EventStore;
+      readonly store: EventStore<Trx>;
       readonly credits: CreditsService;
       readonly tickets: Pick<Tickets, 'admit' | 'settle' | 'release'>;
       readonly clock: Clock;

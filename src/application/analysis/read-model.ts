@@ -77,7 +77,7 @@ async function apply(trx: Trx, event: AnalysisRequestEvent): Promise<void> {
   }
 }
 
-export const analysisReadModel: InlineProjection = {
+export const analysisReadModel: InlineProjection<Trx> = {
   name: 'analysis-runs',
   handles: ANALYSIS_REQUEST_EVENT_TYPES,
   async apply(trx: Trx, events: readonly RecordedEvent[]): Promise<void> {

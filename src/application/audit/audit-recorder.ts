@@ -10,6 +10,7 @@
  */
 import { AUDIT_EVENT_TYPE, MAX_USER_AGENT_LENGTH, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
 import type { IdGenerator } from '../../ports/clock.ts';
+import type { Trx } from '../../db/database.ts';
 import type { EventStore } from '../../ports/event-store.ts';
 
 const MAX_BATCH = 500;
@@ -24,7 +25,7 @@ export class AuditRecorder {
   #pending: Pending[] = [];
   #writing = false;
 
-  constructor(private readonly deps: { store: EventStore; ids: IdGenerator }) {}
+  constructor(private readonly deps: { store: EventStore<Trx>; ids: IdGenerator }) {}
 
   /** Resolves once the event is committed (or rejects if its batch failed). */
   record(entry: Omit<ApiRequestRecorded, 'eventId'>): Promise<void> {

@@ -6,7 +6,7 @@
  * that drifted is repaired by restricting again.
  */
 import type { EventMetadata, EventStore } from '../../ports/event-store.ts';
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import {
   decideCaseRestriction,
   evolveCaseRestriction,
@@ -31,7 +31,7 @@ export const caseStream = (caseId: string) => `case-${caseId}`;
 
 export interface CaseRestrictionDeps {
   readonly db: Db;
-  readonly store: EventStore;
+  readonly store: EventStore<Trx>;
   readonly clock: Clock;
 }
 

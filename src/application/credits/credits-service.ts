@@ -81,7 +81,7 @@ export interface CreditsContext {
 export interface CreditsDeps {
   readonly db: Db;
   /** Must run `creditsReadModel` inline: the lock row and the loaded state come from it. */
-  readonly store: EventStore;
+  readonly store: EventStore<Trx>;
   readonly clock: Clock;
   readonly ids: IdGenerator;
   /** Where committed charges and reversals are counted; nothing is counted without one. */

@@ -7,6 +7,7 @@
  * expiry; `lots` names the grants each debit or credit drew on (empty on events recorded
  * before lots were tracked).
  */
+import type { Trx } from '../../db/database.ts';
 import type { EventStore } from '../../ports/event-store.ts';
 import { assertNever } from '../../domain/decider.ts';
 import { balanceEffect, type LedgerEvent, type LotDraw } from '../../domain/credits/ledger.ts';
@@ -92,7 +93,7 @@ function details(
 
 const lotsColumn = (draws: readonly LotDraw[]): string => draws.map((d) => `${d.grantId}:${String(d.amount)}`).join(';');
 
-export async function* exportLedger(events: EventStore, range: ExportRange): AsyncGenerator<LedgerRow> {
+export async function* exportLedger(events: EventStore<Trx>, range: ExportRange): AsyncGenerator<LedgerRow> {
   const running = new Map<string, { balance: number; reserved: number }>();
   for (let after = 0; ;) {
     const rows = await events.readStreamTypeByPosition({

@@ -213,7 +213,7 @@ class EntryWriter {
   }
 }
 
-export const creditsReadModel: InlineProjection = {
+export const creditsReadModel: InlineProjection<Trx> = {
   name: 'credits-read-model',
   handles: LEDGER_EVENT_TYPES,
   apply: async (trx, recorded: readonly RecordedEvent[]) => {
@@ -251,7 +251,7 @@ export const creditsReadModel: InlineProjection = {
  * the transaction that holds the account's balance row lock (the credits service does so
  * before the account's first command since the migration). Idempotent.
  */
-export async function rebuildLots(trx: Trx, events: EventStore, accountId: string, at: Date): Promise<void> {
+export async function rebuildLots(trx: Trx, events: EventStore<Trx>, accountId: string, at: Date): Promise<void> {
   for await (const fold of foldLedgerStreams(events, accountId, { trx })) {
     await trx.deleteFrom('creditLots').where('accountId', '=', accountId).execute();
     const lots = Object.entries(fold.lots).map(([grantId, lot]) => ({

@@ -26,7 +26,7 @@
  * period by period. Audit events are read in pages too.
  */
 import { sql } from 'kysely';
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
 import type { Charge, Lot, LotDraw, Reservation } from '../../domain/credits/ledger.ts';
 import type { AnalyticsStore } from '../../ports/analytics.ts';
@@ -50,7 +50,7 @@ export interface ReconcileRange {
 export interface ReconcileDeps {
   readonly db: Db;
   /** The event log over the same database: the ledger streams and the audit trail are read through it. */
-  readonly events: EventStore;
+  readonly events: EventStore<Trx>;
   /** null when it could not be opened; `analyticsUnavailable` then says why. */
   readonly analytics: AnalyticsStore | null;
   readonly analyticsUnavailable?: string;
@@ -220,7 +220,7 @@ async function balancesWithoutLedger(db: Db, accountId: string | undefined, diff
 }
 
 /** Audit events recorded in the range widened by the margin, page by page. */
-async function* auditEvents(events: EventStore, range: ReconcileRange): AsyncGenerator<ApiRequestRecorded> {
+async function* auditEvents(events: EventStore<Trx>, range: ReconcileRange): AsyncGenerator<ApiRequestRecorded> {
   for (let after = 0; ;) {
     const rows = await events.readEventTypeByPosition({
       type: AUDIT_EVENT_TYPE,

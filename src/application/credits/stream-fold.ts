@@ -68,7 +68,7 @@ function applyEvent(fold: StreamFold, event: LedgerEvent, position: number, reco
 
 /** Every ledger stream (or one), folded; yields each in turn with its entries. */
 export async function* foldLedgerStreams(
-  events: EventStore,
+  events: EventStore<Trx>,
   accountId: string | undefined,
   options: { readonly count?: (events: number) => void; readonly trx?: Trx } = {},
 ): AsyncGenerator<StreamFold> {

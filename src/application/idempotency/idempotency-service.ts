@@ -3,6 +3,7 @@
  * record survives a crash mid-call. Two concurrent first calls race on the stream version:
  * one starts the call, the other re-reads and sees it in progress.
  */
+import type { Trx } from '../../db/database.ts';
 import { VersionConflictError, type EventStore } from '../../ports/event-store.ts';
 import {
   decideIdempotency,
@@ -27,7 +28,7 @@ export class IdempotencyService {
    */
   constructor(
     private readonly deps: {
-      store: EventStore;
+      store: EventStore<Trx>;
       clock: Clock;
       sealer?: IdempotencyRecordSealer;
       /** How long a call may stay in flight before a retry with its key may take over: past the longest call. */

@@ -57,7 +57,7 @@ async function apply(trx: Trx, event: TimelineRequestEvent): Promise<void> {
   }
 }
 
-export const timelineReadModel: InlineProjection = {
+export const timelineReadModel: InlineProjection<Trx> = {
   name: 'timeline-requests',
   handles: TIMELINE_REQUEST_EVENT_TYPES,
   async apply(trx: Trx, events: readonly RecordedEvent[]): Promise<void> {

@@ -106,7 +106,7 @@ export class TimelineJobs {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: EventStore;
+      readonly store: EventStore<Trx>;
       readonly credits: CreditsService;
       readonly tickets: Pick<Tickets, 'admit' | 'settle'>;
       readonly clock: Clock;

@@ -63,7 +63,7 @@ async function apply(trx: Trx, event: WebhookEndpointsEvent): Promise<void> {
   }
 }
 
-export const webhookEndpointsReadModel: InlineProjection = {
+export const webhookEndpointsReadModel: InlineProjection<Trx> = {
   name: 'webhook-endpoints',
   handles: WEBHOOK_ENDPOINT_EVENT_TYPES,
   async apply(trx: Trx, events: readonly RecordedEvent[]): Promise<void> {

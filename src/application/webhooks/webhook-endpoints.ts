@@ -4,7 +4,7 @@
  * list, and the endpoint's recent deliveries. Each command runs through the account's
  * webhook aggregate, so the per-account bound holds under concurrent registrations.
  */
-import type { Db } from '../../db/database.ts';
+import type { Db, Trx } from '../../db/database.ts';
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import {
   decideWebhookEndpoints,
@@ -63,7 +63,7 @@ export class WebhookEndpoints {
   constructor(
     private readonly deps: {
       readonly db: Db;
-      readonly store: EventStore;
+      readonly store: EventStore<Trx>;
       readonly secrets: WebhookSecrets;
       readonly clock: Clock;
       readonly ids: IdGenerator;
