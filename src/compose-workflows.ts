@@ -21,6 +21,7 @@ import { temporalCliOf, type TemporalCli } from './adapters/temporal/temporal-cl
 import { installRuntimeLogger } from './adapters/temporal/runtime-logger.ts';
 import { ACCOUNT_ID, registerSearchAttributes } from './adapters/temporal/search-attributes.ts';
 import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
+import type { CaseAnalyser } from './ports/case-analyser.ts';
 import type { CaseReader } from './application/cases/case-reader.ts';
 import type { Config } from './config.ts';
 import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from './ports/analysis-workflows.ts';
@@ -66,8 +67,8 @@ export interface WorkflowRuntime {
   readonly workflows: AnalysisWorkflows;
   readonly timelineWorkflows: TimelineWorkflows;
   readonly webhookWorkflows: WebhookWorkflows;
-  /** The connection and codec, for test mode's workers (compose-test-mode.ts); null without an engine. */
-  readonly engine: { readonly runtime: TemporalRuntime; readonly dataConverter: DataConverter } | null;
+  /** The connection and codec, which test mode's workflows share (composition/test-mode-adapters.ts); null without an engine. */
+  readonly engine: WorkflowEngine | null;
   readonly uiUrl: string | null;
   /** The engine and its workers, for /health?deep=1 (both soft). */
   readonly probes: readonly DependencyProbe[];
@@ -183,15 +184,17 @@ export async function openWorkflowRuntime(
         ),
       );
   const backend = config.TEMPORAL_ADDRESS ? 'temporal' : 'temporal-dev-server';
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
-  let timelineWorker: Worker | undefined;
-  let timelineRunning: Promise<void> | undefined;
-  let webhookWorker: Worker | undefined;
-  let webhookRunning: Promise<void> | undefined;
-  const analyser = openCaseAnalyser(config);
+  const engine = { runtime, dataConverter };
+  const workers = workersOn(engine, {
+    queues: TASK_QUEUES,
+    analyser: openCaseAnalyser(config),
+    portal: courtPortalOf(config),
+    portalName: config.COURT_PORTAL_URL ? 'configured' : 'none',
+    config,
+    logger,
+  });
   return {
-    engine: { runtime, dataConverter },
+    engine,
     workflows: new TemporalAnalysisWorkflows(runtime.client, {
       activityTimeoutSeconds: ACTIVITY_TIMEOUT_SECONDS,
       executionTimeoutSeconds: config.WORKFLOW_RUN_MAX_SECONDS,
@@ -222,12 +225,78 @@ export async function openWorkflowRuntime(
       },
       { name: 'workers', hard: false, backend, check: (signal) => runtime.workersProbe(Object.values(TASK_QUEUES), signal) },
     ],
-    startWorkers: (adapters) => {
-      const activities = createAnalysisActivities({
+    startWorkers: (adapters) => workers.start(adapters),
+    close: async () => {
+      if (!(await workers.stop())) logger.warn('a worker did not stop in its bound (the engine does not answer): closing under it');
+      await runtime.close();
+      if (!config.TEMPORAL_ADDRESS) rmSync(addressFile, { force: true });
+    },
+  };
+}
+
+/** The engine's connection and codec, which the live service's workers and test mode's share. */
+export interface WorkflowEngine {
+  readonly runtime: TemporalRuntime;
+  readonly dataConverter: DataConverter;
+}
+
+/** The queues a set of workers polls and what their activities call out to: the live service's, or test mode's. */
+export interface WorkerChoices {
+  /** No webhooks queue, no webhook worker: test mode's deliveries are the live database's, sent by the live workers. */
+  readonly queues: { readonly analysis: string; readonly timeline: string; readonly webhooks?: string };
+  readonly analyser: CaseAnalyser;
+  readonly portal: CourtPortal;
+  /** What the log says of the portal. */
+  readonly portalName: string;
+  readonly config: Config;
+  readonly logger: Logger;
+}
+
+export interface Workers {
+  /** Starts the workers over `adapters` (the services the graph's dispatchers use too); each runs until stopped. */
+  start(adapters: ActivityAdapters): void;
+  /** Stops them side by side (each may wait out its bound on an engine that does not answer); false when one did not stop in it. */
+  stop(): Promise<boolean>;
+}
+
+/** The one way a process starts its workers: the API's, the worker's apart and test mode's. */
+export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Workers {
+  const { runtime, dataConverter } = engine;
+  const { queues, config, logger } = choices;
+  const started: { worker: Worker | undefined; running: Promise<unknown> }[] = [];
+  const run = (
+    bundle: ReturnType<typeof bundleWorkflows>,
+    name: string,
+    taskQueue: string,
+    activities: object,
+    detail: Record<string, unknown>,
+    maxConcurrentActivities?: number,
+  ) => {
+    const entry: { worker: Worker | undefined; running: Promise<unknown> } = { worker: undefined, running: Promise.resolve() };
+    entry.running = bundle
+      .then((code) =>
+        createWorker(runtime, taskQueue, activities, {
+          dataConverter,
+          bundle: code,
+          ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
+        }),
+      )
+      .then((created) => {
+        entry.worker = created;
+        logger.info({ taskQueue, ...detail }, `${name} worker running`);
+        return created.run();
+      })
+      .catch((err: unknown) => logger.error({ err, taskQueue }, `${name} worker stopped`));
+    started.push(entry);
+  };
+  return {
+    start: (adapters) => {
+      const bundle = bundleWorkflows();
+      const analysis = createAnalysisActivities({
         runs: adapters.runs,
         cases: adapters.cases,
         documents: adapters.documents,
-        analyser,
+        analyser: choices.analyser,
         remote: new HttpRemoteDocuments({
           allowlist: adapters.allowlist,
           timeoutMs: REMOTE_FETCH_TIMEOUT_MS,
@@ -236,61 +305,23 @@ export async function openWorkflowRuntime(
         documentText: pdfText,
         scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,
       });
-      const bundle = bundleWorkflows();
-      running = bundle
-        .then((code) =>
-          createWorker(runtime, TASK_QUEUES.analysis, activities, {
-            dataConverter,
-            bundle: code,
-            maxConcurrentActivities: config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY,
-          }),
-        )
-        .then((created) => {
-          worker = created;
-          logger.info({ taskQueue: 'analysis', analyser: analyser.model }, 'analysis worker running');
-          return created.run();
-        })
-        .catch((err: unknown) => logger.error({ err }, 'analysis worker stopped'));
+      run(bundle, 'analysis', queues.analysis, analysis, { analyser: choices.analyser.model }, config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY);
       const deliveries = adapters.webhooks;
-      if (deliveries) {
-        webhookRunning = bundle
-          .then((code) =>
-            createWorker(runtime, TASK_QUEUES.webhooks, createWebhookActivities({ deliveries }), { dataConverter, bundle: code }),
-          )
-          .then((created) => {
-            webhookWorker = created;
-            logger.info({ taskQueue: 'webhooks' }, 'webhook worker running');
-            return created.run();
-          })
-          .catch((err: unknown) => logger.error({ err }, 'webhook worker stopped'));
-      }
+      if (deliveries && queues.webhooks) run(bundle, 'webhook', queues.webhooks, createWebhookActivities({ deliveries }), {});
       const timeline = adapters.timeline;
       if (!timeline) return;
       const timelineActivities = createTimelineActivities({
         jobs: timeline.jobs,
         records: timeline.records,
-        portal: courtPortalOf(config),
+        portal: choices.portal,
         documents: adapters.documents,
         clock: timeline.clock,
       });
-      timelineRunning = bundle
-        .then((code) => createWorker(runtime, TASK_QUEUES.timeline, timelineActivities, { dataConverter, bundle: code }))
-        .then((created) => {
-          timelineWorker = created;
-          logger.info({ taskQueue: 'timeline', portal: config.COURT_PORTAL_URL ? 'configured' : 'none' }, 'timeline worker running');
-          return created.run();
-        })
-        .catch((err: unknown) => logger.error({ err }, 'timeline worker stopped'));
+      run(bundle, 'timeline', queues.timeline, timelineActivities, { portal: choices.portalName });
     },
-    close: async () => {
-      const stopped = await Promise.all([
-        stopWorker(worker, running),
-        stopWorker(timelineWorker, timelineRunning),
-        stopWorker(webhookWorker, webhookRunning),
-      ]);
-      if (stopped.includes(false)) logger.warn('a worker did not stop in its bound (the engine does not answer): closing under it');
-      await runtime.close();
-      if (!config.TEMPORAL_ADDRESS) rmSync(addressFile, { force: true });
+    stop: async () => {
+      const stopped = await Promise.all(started.map(({ worker, running }) => stopWorker(worker, running)));
+      return !stopped.includes(false);
     },
   };
 }

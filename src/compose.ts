@@ -10,8 +10,9 @@ import type { Config } from './config.ts';
 import { createApp } from './http/app.ts';
 import type { App } from './http/app-types.ts';
 import type { AppEnv } from './http/env.ts';
-import { testMode, TEST_MODE_PATH } from './compose-test-mode.ts';
+import { testMode } from './compose-test-mode.ts';
 import { openAdapters } from './composition/adapters.ts';
+import { TEST_MODE_PATH } from './composition/test-mode-adapters.ts';
 import { buildGraph } from './composition/graph.ts';
 import { lifecycle } from './composition/lifecycle.ts';
 import { randomIds, systemClock, type Clock } from './ports/clock.ts';
@@ -59,17 +60,7 @@ export async function composeService(
   // Pin the invalidator's starting point before the first request can fill a cache.
   await graph.application.invalidator.poll();
   const tests = config.TEST_MODE
-    ? testMode({
-        config,
-        logger,
-        clock,
-        live: graph.appDeps,
-        keyHashSecret: adapters.keyHashSecret,
-        embedder: adapters.embedder,
-        workflows: adapters.workflowRuntime,
-        analytics: adapters.analytics.store,
-        webhookDeliveries: adapters.database.db,
-      })
+    ? testMode({ config, logger, clock, liveAdapters: adapters, live: graph.appDeps, socketAddress: options.socketAddress })
     : undefined;
   if (tests) life.resource('test mode', () => tests.close());
   for (const task of graph.tasks) life.task(task);

@@ -32,6 +32,7 @@ import type { DistinctCounter } from '../ports/distinct-counter.ts';
 import type { DependencyProbe } from '../ports/health.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
 import type { Lifecycle } from './lifecycle.ts';
+import type { ModeChoices } from './mode-choices.ts';
 import type { PayloadCodec } from '@temporalio/common';
 
 export interface SharedStores {
@@ -59,20 +60,25 @@ export interface Adapters {
   readonly documents: ReturnType<typeof openDocumentStorage>;
   readonly payloadCodec: PayloadCodec;
   readonly workflowRuntime: WorkflowRuntime;
+  /** What test mode chooses otherwise (test-mode-adapters.ts); absent, the configuration's (mode-choices.ts). */
+  readonly choices?: ModeChoices;
+}
+
+/** Cache, rate limits and distinct counters in this process. */
+export function memoryStores(clock: Clock): SharedStores {
+  const cache: Cache = new MemoryCache(clock);
+  return {
+    cache,
+    limiter: new MemoryRateLimiter(clock),
+    distinctKeys: new MemoryDistinctCounter(clock),
+    probe: { name: 'cache', hard: false, backend: 'memory', check: (signal) => cache.ping(signal) },
+    close: async () => undefined,
+  };
 }
 
 /** Cache, rate limits and distinct counters: in process, or in Redis when REDIS_URL is set. */
 async function openSharedStores(config: Config, clock: Clock): Promise<SharedStores> {
-  if (!config.REDIS_URL) {
-    const cache: Cache = new MemoryCache(clock);
-    return {
-      cache,
-      limiter: new MemoryRateLimiter(clock),
-      distinctKeys: new MemoryDistinctCounter(clock),
-      probe: { name: 'cache', hard: false, backend: 'memory', check: (signal) => cache.ping(signal) },
-      close: async () => undefined,
-    };
-  }
+  if (!config.REDIS_URL) return memoryStores(clock);
   const redis = await connectRedis(config.REDIS_URL);
   const cache: Cache = new RedisCache(redis);
   return {

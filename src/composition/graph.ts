@@ -8,8 +8,6 @@ import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline, wireWebhooks } from '../wiring.ts';
-import { openAdjudicator } from '../adapters/llm/open-adjudicator.ts';
-import { remoteFetchAllowlist } from '../compose-workflows.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { FailedAttemptThrottle } from '../application/access/failed-attempt-throttle.ts';
 import { PostgresVectorIndex } from '../adapters/postgres/vector-index.ts';
@@ -26,19 +24,20 @@ import { exportLedger } from '../application/credits/ledger-export.ts';
 import { auditToClickHouse } from '../projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from '../projections/projector.ts';
 import { projectorLag } from '../projections/projector-lag.ts';
-import { WEBHOOK_PROJECTOR } from '../application/webhooks/webhook-outbox.ts';
+import { WEBHOOK_PROJECTOR, webhookOutbox } from '../application/webhooks/webhook-outbox.ts';
 import { searchIndexProjectorName } from '../projections/search-index-projector.ts';
 import { embeddingProjectorName } from '../projections/embedding-projector.ts';
 import { clientAddressResolver } from '../http/client-address.ts';
 import { meilisearchProbe } from '../adapters/meilisearch/probe.ts';
 import { postgresProbes } from '../adapters/postgres/probes.ts';
-import { publicBaseUrl, type Config } from '../config.ts';
+import type { Config } from '../config.ts';
 import { autoIngest } from '../corpus/auto-ingest.ts';
 import { type AppDeps } from '../http/app.ts';
 import { InFlightRequests } from '../http/middleware/in-flight.ts';
 import type { AppEnv } from '../http/env.ts';
 import type { Clock, IdGenerator } from '../ports/clock.ts';
 import type { Adapters } from './adapters.ts';
+import { liveChoices } from './mode-choices.ts';
 import { watchdogBounds, webhookSending } from './settings.ts';
 import type { BackgroundTask } from './lifecycle.ts';
 import type { ActivityAdapters } from '../compose-workflows.ts';
@@ -92,6 +91,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     payloadCodec,
     workflowRuntime,
   } = adapters;
+  const choices = adapters.choices ?? liveChoices(config);
   const application = wireApplication({
     db: database.db,
     cache: stores.cache,
@@ -128,7 +128,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     p.name === 'searchIndex' && config.MEILI_URL ? meilisearchProbe(config.MEILI_URL, config.MEILI_API_KEY) : p,
   );
 
-  const auditProjection = auditToClickHouse(analytics.store);
+  const auditProjection = auditToClickHouse(analytics.store, choices.auditTable);
   const auditProjector = new ProjectorRunner(database.maintenance, application.store, auditProjection, {
     now: () => clock.now(),
     // ClickHouse wants few large inserts: each insert writes a part, whatever its size.
@@ -176,8 +176,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   });
 
   const watchdog = watchdogBounds(config);
-  const baseUrl = publicBaseUrl(config);
-  const allowlist = remoteFetchAllowlist(config, baseUrl);
+  const allowlist = choices.remoteFetchAllowlist;
   // The worker runs in this process on the embedded default; beside a real cluster, workers usually run apart.
   const runWorker = config.TEMPORAL_WORKER_IN_PROCESS ?? !config.TEMPORAL_ADDRESS;
   const analysis = wireAnalysis({
@@ -203,7 +202,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     application,
     cases: research.cases,
     workflows: workflowRuntime.timelineWorkflows,
-    livePortal: config.COURT_PORTAL_URL !== undefined,
+    livePortal: choices.livePortal,
     clock,
     ids,
     watchdog,
@@ -225,7 +224,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
   });
   // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
-  const webhookProjector = new ProjectorRunner(database.maintenance, application.store, webhooks.outbox, {
+  const webhookProjector = new ProjectorRunner(database.maintenance, application.store, webhookOutbox(choices.webhookOutbox), {
     now: () => clock.now(),
     onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
   });
@@ -246,7 +245,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     db: database.db,
     application,
     parties: searchIndex,
-    adjudicator: openAdjudicator(config),
+    adjudicator: choices.adjudicator,
     limiter: stores.limiter,
     counter: stores.distinctKeys,
     clock,
@@ -256,7 +255,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     logger,
   });
 
-  const auditQueries = new AuditQueries(analytics.store);
+  const auditQueries = new AuditQueries(analytics.store, choices.auditTable);
   const inFlight = new InFlightRequests();
   const appDeps: AppDeps = {
     basePath: config.API_BASE_PATH,
@@ -402,7 +401,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
           .reindex()
           .then((cases) => logger.info({ cases }, 'search index rebuilt and swapped in'))
           .catch((err: unknown) => logger.error({ err }, 'search index reindex failed; the previous index keeps serving'));
-      if (config.AUTO_INGEST && config.CORPUS_DIR) {
+      if (choices.autoIngest && config.CORPUS_DIR) {
         await autoIngest({ db: database.maintenance, corpusDir: config.CORPUS_DIR, clock, logger });
       }
       await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: () => clock.now() })
