@@ -5,6 +5,7 @@
  * GET /ops/metrics when WORKER_METRICS_PORT is set. PGlite lives inside one process, so a
  * worker apart needs DATABASE_URL.
  */
+import { serve } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { PromMetrics } from '../adapters/metrics/prom-metrics.ts';
@@ -28,7 +29,6 @@ import { keyHashSecretOf } from '../adapters/crypto/local-secret.ts';
 import { publicBaseUrl, type Config } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
 import { clientAddressResolver } from '../http/client-address.ts';
-import type { App } from '../http/app-types.ts';
 import type { AppEnv } from '../http/env.ts';
 import { createOpsApp } from '../http/ops-app.ts';
 import type { Clock, IdGenerator } from '../ports/clock.ts';
@@ -39,7 +39,7 @@ import { watchdogBounds, webhookSending } from './settings.ts';
 export interface Worker {
   /** False when no engine could be reached: nothing to run. */
   readonly available: boolean;
-  readonly metricsApp: App;
+  /** Runs the workers, and serves GET /ops/metrics when WORKER_METRICS_PORT is set. */
   start(): void;
   /** Drains the workers and closes everything within `boundMs`; false when something did not end in it. */
   stop(boundMs: number): Promise<boolean>;
@@ -117,10 +117,18 @@ export async function composeWorker(
       behindProxy: config.TRUSTED_PROXIES.length > 0,
     },
   });
+  const serveMetrics = (port: number) => {
+    const server = serve({ fetch: metricsApp.fetch, port, hostname: config.HOST }, (info) =>
+      logger.info({ url: `http://${config.HOST}:${String(info.port)}/ops/metrics` }, 'worker metrics served'),
+    );
+    life.resource('metrics listener', () => new Promise<void>((resolve) => server.close(() => resolve())));
+  };
   return {
     available: runtime.workflows.available,
-    metricsApp,
-    start: () => runtime.startWorkers(activities),
+    start: () => {
+      runtime.startWorkers(activities);
+      if (config.WORKER_METRICS_PORT !== undefined) serveMetrics(config.WORKER_METRICS_PORT);
+    },
     stop: (boundMs) => life.stop(boundMs),
   };
 }

@@ -5,7 +5,6 @@
  * started) as the API; GET /ops/metrics on WORKER_METRICS_PORT when set. SIGINT/SIGTERM
  * drain the workers and exit within a bound.
  */
-import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import pino from 'pino';
 import { composeWorker } from '../../src/composition/worker.ts';
@@ -28,16 +27,9 @@ if (!worker.available) {
   process.exit(1);
 }
 worker.start();
-const metrics =
-  config.WORKER_METRICS_PORT === undefined
-    ? undefined
-    : serve({ fetch: worker.metricsApp.fetch, port: config.WORKER_METRICS_PORT, hostname: config.HOST }, (info) =>
-        logger.info({ url: `http://${config.HOST}:${String(info.port)}/ops/metrics` }, 'worker metrics served'),
-      );
 
 async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'worker draining');
-  metrics?.close();
   process.exit((await worker.stop(STOP_BOUND_MS)) ? 0 : 1);
 }
 process.once('SIGINT', () => void stop('SIGINT'));
