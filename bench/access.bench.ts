@@ -13,15 +13,13 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import postgres from 'postgres';
-import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import { MemoryRateLimiter } from '../src/adapters/memory/rate-limiter.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
-import { randomIds, type Clock } from '../src/ports/clock.ts';
+import type { Clock } from '../src/ports/clock.ts';
 import type { RateLimiter } from '../src/ports/rate-limiter.ts';
-import { wireApplication } from '../src/wiring.ts';
+import { buildTestApp } from '../test/support/app.ts';
 import { load, type LoadResult } from './http-load.ts';
 import { median } from './stats.ts';
 
@@ -117,21 +115,8 @@ export async function benchRevocation(adminUrl: string, pollMs: number): Promise
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = await openPostgres(url.toString(), { max: 10 });
-  const clock: Clock = { now: () => new Date() };
-  const logger = pino({ level: 'silent' });
-  const instance = () =>
-    wireApplication({
-      db: db.db,
-      cache: new MemoryCache(clock),
-      clock,
-      ids: randomIds,
-      logger,
-      keyPrefixes: ['crk_live', 'crk_test'],
-      keyHashSecret: 'bench-key-hash-secret-of-at-least-32-chars',
-      entitledTiers: ['enterprise'],
-      keyCachePollMs: pollMs,
-      longestCallMs: 300_000,
-    });
+  // Each instance has its own caches and invalidator, as two processes would.
+  const instance = () => buildTestApp({ db: db.db, keyCachePollMs: pollMs }).application;
   try {
     await migrate(db.db);
     const a = instance();

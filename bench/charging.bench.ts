@@ -10,9 +10,7 @@ import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import postgres from 'postgres';
-import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
@@ -21,9 +19,8 @@ import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
-import { randomIds, systemClock } from '../src/ports/clock.ts';
 import type { SearchRequest } from '../src/ports/search-index.ts';
-import { wireApplication } from '../src/wiring.ts';
+import { buildTestApp } from '../test/support/app.ts';
 import { load, medianLoad, type LoadResult } from './http-load.ts';
 
 const operator = { kind: 'operator' } as const;
@@ -158,18 +155,7 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
     const ingested = await ingestCorpus({ db: database.db, corpusDir, now: () => new Date() });
     const index = new PostgresSearchIndex(database.db);
     await new SearchIndexProjector(database.db, index, { kind: 'postgres', now: () => new Date() }).catchUp();
-    const app = wireApplication({
-      db: database.db,
-      cache: new MemoryCache(systemClock),
-      clock: systemClock,
-      ids: randomIds,
-      logger: pino({ level: 'silent' }),
-      keyPrefixes: ['crk_live', 'crk_test'],
-      keyHashSecret: SECRET,
-      entitledTiers: ['enterprise'],
-      keyCachePollMs: 200,
-      longestCallMs: 300_000,
-    });
+    const app = buildTestApp({ db: database.db, keyHashSecret: SECRET }).application;
     const must = <T>(r: { ok: true; value: T } | { ok: false; error: { tag: string } }): T => {
       if (!r.ok) throw new Error(`bench setup refused: ${r.error.tag}`);
       return r.value;

@@ -22,18 +22,15 @@ import { mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
-import pino from 'pino';
 import postgres from 'postgres';
-import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import { ingestCorpus } from '../src/corpus/ingest.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPostgres } from '../src/db/open.ts';
-import { randomIds, systemClock } from '../src/ports/clock.ts';
 import { SearchIndexProjector } from '../src/projections/search-index-projector.ts';
-import { wireApplication } from '../src/wiring.ts';
+import { buildTestApp } from '../test/support/app.ts';
 import { parseParty } from '../scripts/calibration/parties.ts';
 import { growSynthetic } from './charging.bench.ts';
 import { table } from './stats.ts';
@@ -193,18 +190,7 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
     const project = () => new SearchIndexProjector(db, index, { kind: 'postgres', now: () => new Date(), batchSize: 2_000 }).catchUp();
     await project();
     const records = async () => (await sql<{ n: number }>`select count(*)::int as n from cases`.execute(db)).rows[0]?.n ?? 0;
-    const app = wireApplication({
-      db,
-      cache: new MemoryCache(systemClock),
-      clock: systemClock,
-      ids: randomIds,
-      logger: pino({ level: 'silent' }),
-      keyPrefixes: ['crk_live', 'crk_test'],
-      keyHashSecret: SECRET,
-      entitledTiers: ['enterprise'],
-      keyCachePollMs: 200,
-      longestCallMs: 300_000,
-    });
+    const app = buildTestApp({ db, keyHashSecret: SECRET }).application;
     const user = await app.accounts.registerUser(member('screening-bench@lawfirm.example'), operator);
     if (!user.ok) throw new Error(user.error.tag);
     const created = await app.accounts.createKey(user.value.userId, 'bench', operator);

@@ -9,16 +9,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import postgres from 'postgres';
-import { MemoryCache } from '../src/adapters/memory/cache.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
 import { openPglite, openPostgres } from '../src/db/open.ts';
-import { randomIds, systemClock } from '../src/ports/clock.ts';
-import { wireApplication } from '../src/wiring.ts';
 import { enterpriseUser } from '../test/support/access-fixture.ts';
+import { buildTestApp } from '../test/support/app.ts';
 
 const operator = { kind: 'operator' } as const;
 export const BENCH_KEY_HASH_SECRET = 'bench-key-hash-secret-of-at-least-32-chars';
@@ -98,18 +95,7 @@ export interface FundedAccount {
  * limits are lifted: a bench measures admissions, not refusals.
  */
 export async function fundedKeys(db: Db, accounts: readonly FundedAccount[]): Promise<{ userId: string; key: string }[]> {
-  const application = wireApplication({
-    db,
-    cache: new MemoryCache(systemClock),
-    clock: systemClock,
-    ids: randomIds,
-    logger: pino({ level: 'silent' }),
-    keyPrefixes: ['crk_live', 'crk_test'],
-    keyHashSecret: BENCH_KEY_HASH_SECRET,
-    entitledTiers: ['enterprise'],
-    keyCachePollMs: 200,
-    longestCallMs: 300_000,
-  });
+  const { application } = buildTestApp({ db, keyHashSecret: BENCH_KEY_HASH_SECRET });
   const must = <T>(r: { ok: true; value: T } | { ok: false; error: { tag: string } }): T => {
     if (!r.ok) throw new Error(`bench setup refused: ${r.error.tag}`);
     return r.value;

@@ -25,12 +25,16 @@ import { openWorkflowRuntime, payloadCodecOf, type WorkflowRuntime } from '../co
 import { publicBaseUrl, type Config } from '../config.ts';
 import { migrate } from '../db/migrate.ts';
 import { openDatabase, type OpenedDatabase } from '../db/open.ts';
+import type { readCoverageAggregates } from '../adapters/postgres/coverage-source.ts';
 import type { AnalyticsStore } from '../ports/analytics.ts';
+import type { CaseRestrictions } from '../ports/case-restrictions.ts';
 import type { Cache } from '../ports/cache.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DistinctCounter } from '../ports/distinct-counter.ts';
 import type { DependencyProbe } from '../ports/health.ts';
 import type { RateLimiter } from '../ports/rate-limiter.ts';
+import type { PartySearchIndex, SearchIndex } from '../ports/search-index.ts';
+import type { VectorIndex } from '../ports/vector-index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { ModeChoices } from './mode-choices.ts';
 import type { PayloadCodec } from '@temporalio/common';
@@ -52,16 +56,25 @@ export interface Adapters {
   /** Undefined: no admin API. */
   readonly adminToken: string | undefined;
   /** The request path's index and the projector's writer (the same client on Meilisearch). */
-  readonly searchIndex: Awaited<ReturnType<typeof openSearchIndex>>;
-  readonly searchIndexWriter: Awaited<ReturnType<typeof openSearchIndex>>;
+  readonly searchIndex: SearchIndex;
+  readonly searchIndexWriter: SearchIndex;
+  /** Party-name retrieval of the litigation check: the search index's own client (both adapters implement it). */
+  readonly parties: PartySearchIndex;
   readonly embedder: ReturnType<typeof openEmbedder>;
   /** PostgreSQL without pgvector has no case_chunks: semantic search then answers from the keyword index. */
   readonly vectorsAvailable: boolean;
   readonly documents: ReturnType<typeof openDocumentStorage>;
   readonly payloadCodec: PayloadCodec;
   readonly workflowRuntime: WorkflowRuntime;
-  /** What test mode chooses otherwise (test-mode-adapters.ts); absent, the configuration's (mode-choices.ts). */
+  /** What test mode (or a test) chooses otherwise (test-mode-adapters.ts); absent, the configuration's (mode-choices.ts). */
   readonly choices?: ModeChoices;
+  // These need no IO to open: the graph builds them over the database and the configuration unless a test hands in its own.
+  /** The vector index of semantic search; unset: pgvector over the database. */
+  readonly vectors?: VectorIndex;
+  /** The restricted-record check of search pages; unset: the case store's flag. */
+  readonly restrictions?: CaseRestrictions;
+  /** What the coverage service reads; unset: the case store's aggregates. */
+  readonly readCoverage?: typeof readCoverageAggregates;
 }
 
 /** Cache, rate limits and distinct counters in this process. */
@@ -164,6 +177,7 @@ export async function openAdapters(
     adminToken,
     searchIndex,
     searchIndexWriter,
+    parties: searchIndex,
     embedder,
     vectorsAvailable,
     documents,

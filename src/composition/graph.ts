@@ -2,7 +2,8 @@
  * The service's object graph, built once over opened adapters with no IO: the application
  * services, every HTTP dependency, the background tasks in start order, the workers'
  * activity adapters and the start-up work. The API process builds it over adapters.ts's
- * adapters; what it returns is started, served and stopped by compose.ts.
+ * adapters, and what it returns is started, served and stopped by compose.ts; the test
+ * harness (test/support/app.ts) builds it over stand-ins and serves it without starting it.
  */
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
@@ -41,7 +42,8 @@ import { liveChoices } from './mode-choices.ts';
 import { watchdogBounds, webhookSending } from './settings.ts';
 import type { BackgroundTask } from './lifecycle.ts';
 import type { ActivityAdapters } from '../compose-workflows.ts';
-import type { Application } from '../wiring.ts';
+import type { AnalysisWiring, Application, TimelineWiring, WebhookWiring } from '../wiring.ts';
+import type { DependencyProbe } from '../ports/health.ts';
 
 export interface GraphSettings {
   readonly config: Config;
@@ -49,6 +51,10 @@ export interface GraphSettings {
   readonly ids: IdGenerator;
   readonly logger: Logger;
   readonly socketAddress: (c: Context<AppEnv>) => string;
+  /** The window failed attempts at a secret are counted in (default a minute; a test waits a short one out). */
+  readonly failedAttemptWindowMs?: number;
+  /** Adjusts the health probes derived from the adapters (a test swaps in failing ones, or drops a stand-in's). */
+  readonly probes?: (derived: DependencyProbe[]) => DependencyProbe[];
 }
 
 export interface Graph {
@@ -60,6 +66,10 @@ export interface Graph {
   readonly tasks: readonly BackgroundTask[];
   /** The services this process's workers act on, the same objects the dispatchers use. */
   readonly activities: ActivityAdapters;
+  /** The services behind the dispatchers, for a test that drives them by hand. */
+  readonly analysis: AnalysisWiring;
+  readonly timeline: TimelineWiring;
+  readonly webhooks: WebhookWiring;
   /** Whether this process runs the workers: on the embedded default, yes; beside a real cluster, usually apart. */
   readonly runWorker: boolean;
   /** Start-up work once the listener is up: first-start ingest, a reindex, judgment documents, coverage warm-up. */
@@ -85,6 +95,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     adminToken,
     searchIndex,
     searchIndexWriter,
+    parties,
     embedder,
     vectorsAvailable,
     documents,
@@ -104,6 +115,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     keyCachePollMs: config.KEY_CACHE_POLL_MS,
     longestCallMs: config.CONSOLIDATED_DEADLINE_SECONDS * 1000,
     metrics,
+    ...(adapters.readCoverage ? { readCoverage: adapters.readCoverage } : {}),
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
     intervalMs: 60_000,
@@ -118,7 +130,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       clock,
       scope,
       maxFailures,
-      windowMs: 60_000,
+      windowMs: settings.failedAttemptWindowMs ?? 60_000,
       onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; failed attempt not counted'),
       onBlocked: (source, until) =>
         logger.warn({ scope, source, until }, 'too many failed attempts: address refused until the window ends'),
@@ -142,7 +154,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     now: () => clock.now(),
     onError: (err) => logger.warn({ err }, 'search index projection failed; will retry'),
   });
-  const vectorIndex = new PostgresVectorIndex(database.db, { model: embedder.model, dimensions: embedder.dimensions });
+  const vectorIndex = adapters.vectors ?? new PostgresVectorIndex(database.db, { model: embedder.model, dimensions: embedder.dimensions });
   const embeddingProjector = new EmbeddingProjector(database.maintenance, embedder, {
     kind: database.kind,
     now: () => clock.now(),
@@ -164,7 +176,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     embedder,
     vectors: vectorIndex,
     onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
-    restrictions: new PostgresCaseRestrictions(database.db),
+    restrictions: adapters.restrictions ?? new PostgresCaseRestrictions(database.db),
     onRestrictionCheckFailure: (err) => logger.error({ err }, 'restricted-record check failed; search page answered masked'),
     documents: documents.storage,
     documentLinks: documents.links,
@@ -244,7 +256,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   const screening = wireScreening({
     db: database.db,
     application,
-    parties: searchIndex,
+    parties,
     adjudicator: choices.adjudicator,
     limiter: stores.limiter,
     counter: stores.distinctKeys,
@@ -257,23 +269,24 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
 
   const auditQueries = new AuditQueries(analytics.store, choices.auditTable);
   const inFlight = new InFlightRequests();
+  const derivedProbes: DependencyProbe[] = [
+    ...probes,
+    stores.probe,
+    ...workflowRuntime.probes,
+    {
+      name: 'analyticsStore',
+      hard: false,
+      backend: config.CLICKHOUSE_URL ? 'clickhouse' : 'chdb',
+      check: () => analytics.store.ping(),
+    },
+  ];
   const appDeps: AppDeps = {
     basePath: config.API_BASE_PATH,
     version: config.APP_VERSION,
     logger,
     ids,
     health: {
-      probes: [
-        ...probes,
-        stores.probe,
-        ...workflowRuntime.probes,
-        {
-          name: 'analyticsStore',
-          hard: false,
-          backend: config.CLICKHOUSE_URL ? 'clickhouse' : 'chdb',
-          check: () => analytics.store.ping(),
-        },
-      ],
+      probes: settings.probes ? settings.probes(derivedProbes) : derivedProbes,
       version: config.APP_VERSION,
       commit: config.GIT_COMMIT,
       startedAt: clock.now(),
@@ -393,6 +406,9 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       timeline: { jobs: timeline.jobs, records: timeline.records, clock },
       webhooks: webhooks.deliveries,
     },
+    analysis,
+    timeline,
+    webhooks,
     runWorker,
     warmUp: async () => {
       // A schema version that changed the documents: rebuild beside the live index, which keeps serving.

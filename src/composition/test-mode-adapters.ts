@@ -100,6 +100,7 @@ export async function openTestModeAdapters(
     adminToken: live.adminToken,
     searchIndex,
     searchIndexWriter: searchIndex,
+    parties: searchIndex,
     embedder: live.embedder,
     vectorsAvailable,
     documents: { storage, links: signer, close: () => undefined },

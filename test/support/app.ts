@@ -1,66 +1,52 @@
 /**
  * Builds the real HTTP app over a real (in-memory PGlite or PostgreSQL) database for
- * `app.request()` tests, through the same wiring production uses. Options replace only
- * what a test must control: probes, clock, rate limits, stores.
+ * `app.request()` tests, through the service's own graph (src/composition/graph.ts) over
+ * adapters assembled here. Options replace adapters or settings, never wiring: probes,
+ * clock, rate limits, stores, indexes, storage, workflow ports.
  */
 import pino from 'pino';
 import type { PayloadCodec } from '@temporalio/common';
-import { MemoryCache } from '../../src/adapters/memory/cache.ts';
-import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counter.ts';
-import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
-import type { readCoverageAggregates } from '../../src/adapters/postgres/coverage-source.ts';
-import { postgresProbes } from '../../src/adapters/postgres/probes.ts';
-import type { Db } from '../../src/db/database.ts';
-import type { Tier } from '../../src/domain/access/tiers.ts';
-import { createApp } from '../../src/http/app.ts';
-import { InFlightRequests } from '../../src/http/middleware/in-flight.ts';
-import { PromMetrics } from '../../src/adapters/metrics/prom-metrics.ts';
-import { findUserOrganization } from '../../src/adapters/postgres/key-lookup.ts';
-import { AuditQueries } from '../../src/application/audit/audit-queries.ts';
-import { UsageByDay } from '../../src/application/audit/usage-by-day.ts';
-import { exportLedger } from '../../src/application/credits/ledger-export.ts';
-import { FailedAttemptThrottle } from '../../src/application/access/failed-attempt-throttle.ts';
-import type { AnalyticsStore } from '../../src/ports/analytics.ts';
-import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
-import type { App } from '../../src/http/app-types.ts';
-import type { Cache } from '../../src/ports/cache.ts';
-import { randomIds, type Clock } from '../../src/ports/clock.ts';
-import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
-import type { DependencyProbe } from '../../src/ports/health.ts';
-import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
+import { MemoryCache } from '../../src/adapters/memory/cache.ts';
+import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counter.ts';
+import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
+import { PromMetrics } from '../../src/adapters/metrics/prom-metrics.ts';
+import type { readCoverageAggregates } from '../../src/adapters/postgres/coverage-source.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { DocumentLinkSigner } from '../../src/adapters/storage/document-link-signer.ts';
 import { LocalDocumentStorage } from '../../src/adapters/storage/local-document-storage.ts';
+import type { OpenedDocumentStorage } from '../../src/adapters/storage/open-document-storage.ts';
+import { createPayloadCodec, parseCodecKeyring } from '../../src/adapters/temporal/payload-codec.ts';
+import type { WorkflowRuntime } from '../../src/compose-workflows.ts';
+import type { Adapters } from '../../src/composition/adapters.ts';
+import { liveChoices } from '../../src/composition/mode-choices.ts';
+import { buildGraph } from '../../src/composition/graph.ts';
+import { loadConfig } from '../../src/config.ts';
+import type { Db } from '../../src/db/database.ts';
+import type { Tier } from '../../src/domain/access/tiers.ts';
+import { createApp } from '../../src/http/app.ts';
+import type { App } from '../../src/http/app-types.ts';
+import type { ApiKeyGateDeps } from '../../src/http/middleware/require-api-key.ts';
 import type { ResearchDeps } from '../../src/http/research-deps.ts';
-import type { DocumentStorage } from '../../src/ports/document-storage.ts';
-import type { SearchIndex } from '../../src/ports/search-index.ts';
-import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
-import { PostgresVectorIndex } from '../../src/adapters/postgres/vector-index.ts';
-import { PostgresCaseRestrictions } from '../../src/adapters/postgres/case-restrictions.ts';
-import type { CaseRestrictions } from '../../src/ports/case-restrictions.ts';
-import type { Embedder } from '../../src/ports/embedder.ts';
-import type { VectorIndex } from '../../src/ports/vector-index.ts';
-import { corpusDir } from './corpus.ts';
-import {
-  eventStoreOf,
-  wireAnalysis,
-  wireApplication,
-  wireResearch,
-  wireScreening,
-  type AnalysisWiring,
-  type Application,
-} from '../../src/wiring.ts';
-import { wireTimeline, type TimelineWiring, type WorkflowWatchdogBounds } from '../../src/wiring.ts';
-import { wireWebhooks, type WebhookWiring } from '../../src/wiring.ts';
-import { unavailableWebhookWorkflows, type WebhookWorkflows } from '../../src/ports/webhooks.ts';
-import { unavailableTimelineWorkflows, type TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
-import { LocalContextAdjudicator } from '../../src/adapters/llm/local-adjudicator.ts';
-import type { MatchAdjudicator } from '../../src/ports/match-adjudicator.ts';
-import type { PartySearchIndex } from '../../src/ports/search-index.ts';
 import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from '../../src/ports/analysis-workflows.ts';
+import type { AnalyticsStore } from '../../src/ports/analytics.ts';
+import type { Cache } from '../../src/ports/cache.ts';
+import type { CaseRestrictions } from '../../src/ports/case-restrictions.ts';
+import { randomIds, systemClock, type Clock } from '../../src/ports/clock.ts';
+import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
+import type { DocumentStorage } from '../../src/ports/document-storage.ts';
+import type { DependencyProbe } from '../../src/ports/health.ts';
+import type { MatchAdjudicator } from '../../src/ports/match-adjudicator.ts';
+import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
+import type { PartySearchIndex, SearchIndex } from '../../src/ports/search-index.ts';
+import { unavailableTimelineWorkflows, type TimelineWorkflows } from '../../src/ports/timeline-workflows.ts';
+import type { VectorIndex } from '../../src/ports/vector-index.ts';
+import { unavailableWebhookWorkflows, type WebhookWorkflows } from '../../src/ports/webhooks.ts';
+import type { AnalysisWiring, Application, TimelineWiring, WebhookWiring } from '../../src/wiring.ts';
+import { corpusDir } from './corpus.ts';
 
 export const BASE = '/api/v1/prod';
 
@@ -102,6 +88,10 @@ export interface TestAppOptions {
   readonly entitledTiers?: readonly Tier[];
   readonly adminToken?: string;
   readonly trustProxy?: boolean;
+  /** The key-hash secret (default KEY_HASH_SECRET); a bench's keys must hash as its child service hashes them. */
+  readonly keyHashSecret?: string;
+  /** How often the access caches poll for revocations (default 50 ms). */
+  readonly keyCachePollMs?: number;
   /** The real ClickHouse engine for tests of /audit and /usage; others get a stand-in that refuses. */
   readonly analytics?: AnalyticsStore;
   /** Defaults to the PostgreSQL full-text index over `db`. */
@@ -112,19 +102,16 @@ export interface TestAppOptions {
   readonly publicBaseUrl?: string;
   /** The version the app reports (default 0.1.0-test). */
   readonly version?: string;
-  /** Defaults to the process's one local model (loading it costs a few hundred ms). */
-  readonly embedder?: Embedder;
   /** Defaults to pgvector over `db` (on PostgreSQL without pgvector every search fails, so the keyword fallback answers). */
   readonly vectors?: VectorIndex;
   /** The restricted-record check of search pages; defaults to the case store's flag over `db`. */
   readonly restrictions?: CaseRestrictions;
   /** Defaults to no workflow engine (analysis requests answer 503); see test/support/temporal.ts for a real one. */
   readonly workflows?: AnalysisWorkflows;
-  /** Hosts allowRemoteFetch may reach (default: the production list, which no test host is on). */
+  /** Hosts allowRemoteFetch may reach besides the documents' own host (default: the production list, which no test host is on). */
   readonly remoteFetchAllowlist?: readonly string[];
   readonly scDocumentsBaseUrl?: string;
-  readonly consolidatedDeadlineSeconds?: number;
-  /** The Temporal payload codec of the ops codec endpoint, mounted when this and adminToken are given. */
+  /** The Temporal payload codec of the ops codec endpoint (mounted with the admin API); defaults to one under a fixed test key. */
   readonly codec?: PayloadCodec;
   /** Party-name retrieval of the litigation check; defaults to the PostgreSQL index over `db`. */
   readonly parties?: PartySearchIndex;
@@ -136,15 +123,11 @@ export interface TestAppOptions {
   readonly webhookWorkflows?: WebhookWorkflows;
   /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
   readonly livePortal?: boolean;
-  /** The outbox and watchdog bounds (default: the production defaults). */
-  readonly watchdog?: WorkflowWatchdogBounds;
   /** METRICS_TOKEN of GET /ops/metrics (default unset: loopback callers only, the x-test-client header standing in for the socket). */
   readonly metricsToken?: string;
   /** Where refusals send callers (default https://billing.test/top-up and TEST_UPGRADE_URL); the service's defaults are dashboard pages. */
   readonly links?: { readonly topUpUrl: string; readonly upgradeUrl: string };
 }
-
-const DEFAULT_WATCHDOG: WorkflowWatchdogBounds = { startBoundMs: 120_000, maxRunMs: 1_800_000 };
 
 let sharedEmbedder: LocalUseEmbedder | undefined;
 /** One local embedding model per test process. */
@@ -176,218 +159,122 @@ export const TEST_PUBLIC_BASE_URL = `http://localhost${BASE}`;
 /** The client address of a test request: the x-test-client header stands in for the socket. */
 export const TEST_CLIENT_HEADER = 'x-test-client';
 
-export function buildTestApp(options: TestAppOptions): TestApp {
-  const clock = options.clock ?? { now: () => new Date() };
+/** The service's configuration as a test runs it, parsed as the service parses its environment. */
+function testConfig(options: TestAppOptions) {
   const { topUpUrl, upgradeUrl } = options.links ?? { topUpUrl: 'https://billing.test/top-up', upgradeUrl: TEST_UPGRADE_URL };
+  return loadConfig({
+    API_BASE_PATH: BASE,
+    APP_VERSION: options.version ?? '0.1.0-test',
+    GIT_COMMIT: 'test',
+    CORS_ORIGINS: 'https://www.example-court-records.in',
+    API_KEY_PREFIXES: KEY_PREFIXES.join(','),
+    API_PLANS: (options.entitledTiers ?? ['enterprise']).join(','),
+    KEY_CACHE_POLL_MS: String(options.keyCachePollMs ?? 50),
+    PUBLIC_RATE_LIMIT_PER_MINUTE: String(options.perMinute ?? 1000),
+    FAILED_KEY_ATTEMPTS_PER_MINUTE: String(options.failedAttempts?.keys ?? 20),
+    FAILED_ADMIN_TOKEN_ATTEMPTS_PER_MINUTE: String(options.failedAttempts?.adminTokens ?? 5),
+    // The x-test-client header stands in for a loopback socket: behind a proxy, that proxy's.
+    TRUSTED_PROXIES: options.trustProxy ? '127.0.0.1,::1' : undefined,
+    PUBLIC_BASE_URL: options.publicBaseUrl ?? TEST_PUBLIC_BASE_URL,
+    CONSOLIDATED_DEADLINE_SECONDS: '120',
+    REMOTE_FETCH_ALLOWED_HOSTS: options.remoteFetchAllowlist?.join(','),
+    SC_DOCUMENTS_BASE_URL: options.scDocumentsBaseUrl,
+    // Only whether one is configured matters here: the harness runs no workers to reach it.
+    COURT_PORTAL_URL: options.livePortal ? 'http://court-portal.invalid' : undefined,
+    TOP_UP_URL: topUpUrl,
+    UPGRADE_URL: upgradeUrl,
+    METRICS_TOKEN: options.metricsToken,
+    // Tests deliver to receivers on loopback over http: the development setting.
+    WEBHOOK_ALLOW_INSECURE_URLS: 'true',
+    WEBHOOK_TIMEOUT_MS: '2000',
+    CORPUS_DIR: corpusDir,
+  });
+}
+
+/** No engine: workflow ports that refuse unless the test hands real ones, and no workers (test/support/temporal.ts runs those). */
+function testWorkflowRuntime(options: TestAppOptions): WorkflowRuntime {
+  return {
+    workflows: options.workflows ?? unavailableAnalysisWorkflows,
+    timelineWorkflows: options.timelineWorkflows ?? unavailableTimelineWorkflows,
+    webhookWorkflows: options.webhookWorkflows ?? unavailableWebhookWorkflows,
+    engine: null,
+    uiUrl: null,
+    probes: [],
+    startWorkers: () => undefined,
+    close: async () => undefined,
+  };
+}
+
+function testDocuments(options: TestAppOptions, keyHashSecret: string, clock: Clock): OpenedDocumentStorage {
+  if (options.documents) return { storage: options.documents, links: null, close: () => undefined };
+  const signer = new DocumentLinkSigner(keyHashSecret, clock);
+  const storage = new LocalDocumentStorage({
+    root: mkdtempSync(join(tmpdir(), 'court-docs-')),
+    publicBaseUrl: options.publicBaseUrl ?? TEST_PUBLIC_BASE_URL,
+    signer,
+  });
+  return { storage, links: signer, close: () => undefined };
+}
+
+export function buildTestApp(options: TestAppOptions): TestApp {
+  const clock = options.clock ?? systemClock;
   const logs: string[] = [];
   const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(line) });
   const cache = options.cache ?? new MemoryCache(clock);
-  const limiter = options.limiter ?? new MemoryRateLimiter(clock);
-  const metrics = new PromMetrics();
-  const application = wireApplication({
-    db: options.db,
-    cache,
-    clock,
-    ids: randomIds,
-    logger,
-    keyPrefixes: KEY_PREFIXES,
-    keyHashSecret: KEY_HASH_SECRET,
-    entitledTiers: options.entitledTiers ?? ['enterprise'],
-    keyCachePollMs: 50,
-    longestCallMs: (options.consolidatedDeadlineSeconds ?? 120) * 1000,
-    metrics,
-    ...(options.readCoverage ? { readCoverage: options.readCoverage } : {}),
-  });
-  const real: DependencyProbe[] = [
-    ...postgresProbes(options.db, 'pglite'),
-    { name: 'cache', hard: false, backend: 'memory', check: (s) => cache.ping(s) },
-  ];
-  const clientAddress = (c: { req: { header(name: string): string | undefined } }) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1';
-  const failedAttempts = (scope: string, maxFailures: number) =>
-    new FailedAttemptThrottle({
-      limiter,
-      clock,
-      scope,
-      maxFailures,
-      windowMs: options.failedAttempts?.windowMs ?? 60_000,
-      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; failed attempt not counted'),
-      onBlocked: (source) => logger.warn({ scope, source }, 'too many failed attempts'),
-    });
-  const adminTokenAttempts = { failures: failedAttempts('admin-token', options.failedAttempts?.adminTokens ?? 5), clientAddress };
-  const gate: ApiKeyGateDeps = {
-    mode: 'live',
-    keyMode: (key) => application.codec.modeOf(key),
-    authenticator: application.authenticator,
-    allowlists: application.allowlists,
-    limiter,
-    distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
-    keyFailures: failedAttempts('api-key', options.failedAttempts?.keys ?? 20),
-    clientAddress,
-    clock,
-    onStoreFailure: () => undefined,
-    audit: { recorder: application.audit, basePath: BASE, onFailure: (err) => logger.error({ err }, 'audit event could not be written') },
-  };
-  const auditQueries = new AuditQueries(options.analytics ?? analyticsNotConfigured);
-  const embedder = options.embedder ?? testEmbedder();
-  const signer = new DocumentLinkSigner(KEY_HASH_SECRET, clock);
-  const documents =
-    options.documents ??
-    new LocalDocumentStorage({
-      root: mkdtempSync(join(tmpdir(), 'court-docs-')),
-      publicBaseUrl: options.publicBaseUrl ?? TEST_PUBLIC_BASE_URL,
-      signer,
-    });
-  const research = wireResearch({
-    db: options.db,
-    application,
-    index: options.index ?? new PostgresSearchIndex(options.db),
-    embedder,
-    vectors: options.vectors ?? new PostgresVectorIndex(options.db, { model: embedder.model, dimensions: embedder.dimensions }),
-    onVectorFailure: (err) => logger.warn({ err }, 'vector search failed; answering from the keyword index'),
-    restrictions: options.restrictions ?? new PostgresCaseRestrictions(options.db),
-    onRestrictionCheckFailure: (err) => logger.error({ err }, 'restricted-record check failed; search page answered masked'),
-    documents,
-    documentLinks: options.documents ? null : signer,
-    counter: gate.distinctKeys,
-    clock,
-    secret: KEY_HASH_SECRET,
-    topUpUrl,
-    corpusDir,
-  });
-  const analysis = wireAnalysis({
-    db: options.db,
-    application,
-    cases: research.cases,
-    documents,
-    workflows: options.workflows ?? unavailableAnalysisWorkflows,
-    remoteFetchAllowlist: options.remoteFetchAllowlist ?? ['sci.gov.in', '*.sci.gov.in', '*.gov.in', '*.nic.in'],
-    scDocumentsBaseUrl: options.scDocumentsBaseUrl ?? 'https://main.sci.gov.in',
-    consolidatedDeadlineSeconds: options.consolidatedDeadlineSeconds ?? 120,
-    clock,
-    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
-    onStartFailure: (runId, err) => logger.warn({ runId, err }, 'analysis workflow start failed'),
-    onDispatchError: (runId, err) => logger.warn({ runId, err }, 'analysis run dispatch failed'),
-  });
-  const timeline = wireTimeline({
-    db: options.db,
-    application,
-    cases: research.cases,
-    workflows: options.timelineWorkflows ?? unavailableTimelineWorkflows,
-    livePortal: options.livePortal ?? false,
-    clock,
-    ids: randomIds,
-    watchdog: options.watchdog ?? DEFAULT_WATCHDOG,
-    onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'timeline workflow start failed'),
-    onDispatchError: (requestId, err) => logger.warn({ requestId, err }, 'timeline dispatch failed'),
-  });
-  const screening = wireScreening({
-    db: options.db,
-    application,
+  const keyHashSecret = options.keyHashSecret ?? KEY_HASH_SECRET;
+  const index = options.index ?? new PostgresSearchIndex(options.db);
+  const config = testConfig(options);
+  const adapters: Adapters = {
+    // The test owns the database and closes it; the kind only labels the probes and the projectors, which the harness does not start.
+    database: { db: options.db, maintenance: options.db, kind: 'pglite', close: async () => undefined },
+    metrics: new PromMetrics({ onLagReadFailure: (err) => logger.warn({ err }, 'projector lag could not be read for the scrape') }),
+    stores: {
+      cache,
+      limiter: options.limiter ?? new MemoryRateLimiter(clock),
+      distinctKeys: options.distinctKeys ?? new MemoryDistinctCounter(clock),
+      probe: { name: 'cache', hard: false, backend: 'memory', check: (signal) => cache.ping(signal) },
+      close: async () => undefined,
+    },
+    analytics: { store: options.analytics ?? analyticsNotConfigured, ready: options.analytics !== undefined },
+    keyHashSecret,
+    adminToken: options.adminToken,
+    searchIndex: index,
+    searchIndexWriter: index,
     parties: options.parties ?? new PostgresSearchIndex(options.db),
-    adjudicator: options.adjudicator ?? new LocalContextAdjudicator(),
-    limiter,
-    counter: gate.distinctKeys,
-    clock,
-    secret: KEY_HASH_SECRET,
-    topUpUrl,
-    upgradeUrl,
-    logger,
-  });
-  // Tests deliver to receivers on loopback over http: the development setting.
-  const webhooks = wireWebhooks({
-    db: options.db,
-    store: application.store,
+    embedder: testEmbedder(),
+    // Selects only the embedding projector's task and lag gauge, neither of which a test app runs.
+    vectorsAvailable: false,
+    documents: testDocuments(options, keyHashSecret, clock),
+    payloadCodec: options.codec ?? createPayloadCodec(parseCodecKeyring(`test:${Buffer.alloc(32, 1).toString('base64')}`)),
+    workflowRuntime: testWorkflowRuntime(options),
+    vectors: options.vectors,
+    restrictions: options.restrictions,
+    readCoverage: options.readCoverage,
+    choices: options.adjudicator ? { ...liveChoices(config), adjudicator: options.adjudicator } : undefined,
+  };
+  const graph = buildGraph(adapters, {
+    config,
     clock,
     ids: randomIds,
-    keyHashSecret: KEY_HASH_SECRET,
-    allowInsecureUrls: true,
-    timeoutMs: 2_000,
-    maxResponseBytes: 65_536,
-    userAgent: 'court-records-webhooks/test',
-    workflows: options.webhookWorkflows ?? unavailableWebhookWorkflows,
-    onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed'),
-  });
-  const app = createApp({
-    basePath: BASE,
-    version: options.version ?? '0.1.0-test',
     logger,
-    ids: randomIds,
-    health: {
-      probes: options.probes ? options.probes(real) : real,
-      version: options.version ?? '0.1.0-test',
-      commit: 'test',
-      startedAt: clock.now(),
-      now: () => clock.now(),
-      onProbeFailure: () => undefined,
+    socketAddress: (c) => c.req.header(TEST_CLIENT_HEADER) ?? '127.0.0.1',
+    failedAttemptWindowMs: options.failedAttempts?.windowMs,
+    probes: (derived) => {
+      // Without a test's own analytics store there is only the stand-in, which has nothing to probe.
+      const real = options.analytics ? derived : derived.filter((p) => p.name !== 'analyticsStore');
+      return options.probes ? options.probes(real) : real;
     },
-    coverage: { service: application.coverage, corsOrigins: ['https://www.example-court-records.in'] },
-    publicRateLimit: {
-      limiter,
-      perMinute: options.perMinute ?? 1000,
-      clock,
-      clientAddress,
-      onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; serving the public request'),
-    },
-    apiKeyGate: gate,
-    audit: { queries: auditQueries, userOrganization: (userId) => findUserOrganization(options.db, userId) },
-    usage: { credits: application.credits, queries: auditQueries, clock },
-    settings: {
-      accounts: application.accounts,
-      sessions: application.sessions,
-      clock,
-      trustProxy: options.trustProxy ?? false,
-      webhooks: webhooks.endpoints,
-    },
-    dashboard: {
-      sessions: application.sessions,
-      accounts: application.accounts,
-      credits: application.credits,
-      ledger: (range) => exportLedger(eventStoreOf(options.db), range),
-      audit: auditQueries,
-      usage: new UsageByDay(options.analytics ?? analyticsNotConfigured),
-      webhooks: webhooks.endpoints,
-      clock,
-      trustProxy: options.trustProxy ?? false,
-    },
-    admin: {
-      adminToken: options.adminToken,
-      attempts: adminTokenAttempts,
-      accounts: application.accounts,
-      cases: application.cases,
-      credits: application.credits,
-    },
-    research,
-    analysis: {
-      cases: research.cases,
-      requests: analysis.requests,
-      topUpUrl,
-      upgradeUrl,
-      basePath: BASE,
-    },
-    screening,
-    timeline: {
-      requests: timeline.requests,
-      documents,
-      topUpUrl,
-      upgradeUrl,
-      basePath: BASE,
-    },
-    temporalCodec: {
-      // Mounted like the service's when the test hands it a codec, on the admin token.
-      adminToken: options.codec === undefined ? undefined : options.adminToken,
-      attempts: adminTokenAttempts,
-      codec: options.codec ?? { encode: async (p) => p, decode: async (p) => p },
-      uiOrigins: [],
-    },
-    metrics: {
-      metrics,
-      token: options.metricsToken,
-      attempts: adminTokenAttempts,
-      socketAddress: clientAddress,
-      behindProxy: options.trustProxy ?? false,
-    },
-    scalarBundle: async () => new TextEncoder().encode('/* scalar bundle */'),
-    inFlight: new InFlightRequests(),
   });
-  return { app, application, logs, gate, research, analysis, timeline, webhooks, documents, metrics };
+  return {
+    app: createApp(graph.appDeps),
+    application: graph.application,
+    logs,
+    gate: graph.appDeps.apiKeyGate,
+    research: graph.appDeps.research,
+    analysis: graph.analysis,
+    timeline: graph.timeline,
+    webhooks: graph.webhooks,
+    documents: adapters.documents.storage,
+    metrics: adapters.metrics,
+  };
 }
