@@ -9,15 +9,12 @@ import { serve } from '@hono/node-server';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
 import { PromMetrics } from '../adapters/metrics/prom-metrics.ts';
+import { MemoryCache } from '../adapters/memory/cache.ts';
 import { MemoryRateLimiter } from '../adapters/memory/rate-limiter.ts';
 import { openDocumentStorage } from '../adapters/storage/open-document-storage.ts';
 import { FailedAttemptThrottle } from '../application/access/failed-attempt-throttle.ts';
-import { AnalysisRuns } from '../application/analysis/analysis-runs.ts';
 import { CaseReader } from '../application/cases/case-reader.ts';
-import { Tickets } from '../application/admission/tickets.ts';
-import { CreditsService } from '../application/credits/credits-service.ts';
 import { StoredRecords } from '../application/timeline/stored-records.ts';
-import { TimelineJobs } from '../application/timeline/timeline-jobs.ts';
 import {
   openWorkflowRuntime,
   payloadCodecOf,
@@ -32,9 +29,9 @@ import { clientAddressResolver } from '../http/client-address.ts';
 import type { AppEnv } from '../http/env.ts';
 import { createOpsApp } from '../http/ops-app.ts';
 import type { Clock, IdGenerator } from '../ports/clock.ts';
-import { eventStoreOf, liveFetchHoldMs, webhookDeliveriesOf } from '../wiring.ts';
+import { webhookDeliveriesOf, wireApplication, wireWorkflowCommands } from '../wiring.ts';
 import { lifecycle } from './lifecycle.ts';
-import { watchdogBounds, webhookSending } from './settings.ts';
+import { applicationSettings, watchdogBounds, webhookSending } from './settings.ts';
 
 export interface Worker {
   /** False when no engine could be reached: nothing to run. */
@@ -68,26 +65,26 @@ export async function composeWorker(
   );
   life.resource('workflow engine and workers', () => runtime.close());
 
-  const store = eventStoreOf(database.db);
-  const credits = new CreditsService({ db: database.db, store, clock, ids, metrics });
-  const tickets = new Tickets({ credits });
   const keyHashSecret = keyHashSecretOf(config);
+  // The application as the API builds it (its caches are this process's own, and nothing here polls them).
+  const application = wireApplication({
+    db: database.db,
+    cache: new MemoryCache(clock),
+    clock,
+    ids,
+    logger,
+    keyHashSecret,
+    ...applicationSettings(config),
+    metrics,
+  });
+  const { runs, jobs } = wireWorkflowCommands(application, { db: database.db, clock, ids, watchdog: watchdogBounds(config) });
   const activities = {
-    runs: new AnalysisRuns({ db: database.db, store, credits, tickets, clock, metrics }),
+    runs,
     cases: new CaseReader(database.db),
     documents: documents.storage,
     allowlist: remoteFetchAllowlist(config, baseUrl),
     timeline: {
-      jobs: new TimelineJobs({
-        db: database.db,
-        store,
-        credits,
-        tickets,
-        clock,
-        ids,
-        holdForMs: liveFetchHoldMs(watchdogBounds(config)),
-        metrics,
-      }),
+      jobs,
       records: new StoredRecords(database.db),
       clock,
     },
