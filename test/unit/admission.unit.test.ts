@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import {
   affordability,
   capRefusal,
+  creditRefusal,
   earnedCharge,
   entitlement,
   searchPageEarns,
@@ -71,5 +72,23 @@ describe('what an outcome earns', () => {
   it('a search page masked by a degraded restricted-record check earns nothing', () => {
     assert.equal(searchPageEarns({ restrictedCheckDegraded: true }, 'keywordSearch'), null);
     assert.equal(searchPageEarns({ restrictedCheckDegraded: false }, 'semanticSearch'), 'semanticSearch');
+  });
+});
+
+describe('credit refusals', () => {
+  it('a short balance from the ledger is the caller’s refusal, with what it needs and what it holds', () => {
+    assert.deepEqual(creditRefusal({ tag: 'InsufficientCredits', required: 180, balance: 40 }, 'a reservation'), {
+      tag: 'InsufficientCredits',
+      required: 180,
+      balance: 40,
+    });
+  });
+
+  it('any other ledger refusal is a bug, thrown rather than shown to the caller as a refusal', () => {
+    assert.throws(
+      () => creditRefusal({ tag: 'ReservationNotFound', reservationId: 'rsv_1' }, 'a settlement'),
+      /a settlement refused by the ledger: ReservationNotFound/,
+    );
+    assert.throws(() => creditRefusal({ tag: 'UserNotFound' }, 'a charge'), /UserNotFound/);
   });
 });
