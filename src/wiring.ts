@@ -51,6 +51,7 @@ import { Tickets } from './application/admission/tickets.ts';
 import { JudgeDirectory } from './application/judges/judge-directory.ts';
 import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
+import { SearchPages } from './application/search/search-pages.ts';
 import { readHcJudgeProfiles } from './corpus/hc-judges.ts';
 import { embedInSteps } from './application/watermark/mark-in-steps.ts';
 import { embed } from './domain/watermark/embed.ts';
@@ -203,6 +204,15 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
   const courts = new CourtCodes({ cases, clock });
   const screen = new RestrictionScreen({ cases, restrictions: options.restrictions, onDegraded: options.onRestrictionCheckFailure });
   const keyword = new KeywordSearch({ index: options.index, screen, courts });
+  const semantic = new SemanticSearch({
+    embedder: options.embedder,
+    vectors: options.vectors,
+    keyword,
+    screen,
+    courts,
+    onVectorFailure: options.onVectorFailure,
+  });
+  const admission = new Admission({ credits: options.application.credits, quotas: new ReadQuotas({ counter: options.counter, clock }) });
   return {
     cases,
     judges: new JudgeDirectory({
@@ -210,19 +220,10 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
       profiles: () => readHcJudgeProfiles(options.corpusDir),
       clock,
     }),
-    search: keyword,
-    semantic: new SemanticSearch({
-      embedder: options.embedder,
-      vectors: options.vectors,
-      keyword,
-      screen,
-      courts,
-      onVectorFailure: options.onVectorFailure,
-    }),
-    cursors: new SearchCursorCodec(options.secret),
+    searchPages: new SearchPages({ admission, cursors: new SearchCursorCodec(options.secret), keyword, semantic }),
     documents: options.documents,
     documentLinks: options.documentLinks,
-    admission: new Admission({ credits: options.application.credits, quotas: new ReadQuotas({ counter: options.counter, clock }) }),
+    admission,
     topUpUrl: options.topUpUrl,
     idempotency: options.application.idempotency,
     watermark: (accountId, text) => embed(text, tagOf(accountId)),

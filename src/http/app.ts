@@ -183,8 +183,8 @@ export function createApp(deps: AppDeps): App {
   registerGetUsage(api, keyed, deps.usage);
   const r = deps.research;
   const priced = { admission: r.admission, links: { topUpUrl: r.topUpUrl, upgradeUrl: deps.analysis.upgradeUrl } };
-  registerPostSearchCases(api, keyed, idempotent(r.idempotency), { ...priced, search: r.search, cursors: r.cursors, clock: r.clock });
-  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { ...priced, search: r.semantic, clock: r.clock });
+  registerPostSearchCases(api, keyed, idempotent(r.idempotency), { links: priced.links, searches: r.searchPages, clock: r.clock });
+  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { links: priced.links, searches: r.searchPages, clock: r.clock });
   registerGetJudgesSearch(api, keyed, { ...priced, judges: r.judges });
   registerGetCasePdf(api, keyed, { ...priced, cases: r.cases, documents: r.documents, clock: r.clock });
   registerGetCase(api, keyed, { ...priced, cases: r.cases, watermark: r.watermarkLong });

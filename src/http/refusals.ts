@@ -153,5 +153,33 @@ export function refusalError(refusal: Refusal, links: RefusalLinks): ApiError {
         message:
           'Live fetches are not configured on this service (no court portal is set up); nothing was charged. refresh false answers from the stored record.',
       });
+    case 'PageTooLarge':
+      return new ApiError('PAGE_LIMIT_EXCEEDED', {
+        message: `limit ${refusal.limit} is above the maximum page size of ${refusal.maxPageSize} for your tier.`,
+      });
+    case 'CursorInvalid':
+      return new ApiError('CURSOR_INVALID');
+    case 'PageTooDeep': {
+      const { offset, limit, depth } = refusal;
+      const reach = `Results ${offset + 1} to ${offset + limit} reach past`;
+      return new ApiError('PAGINATION_DEPTH_EXCEEDED', {
+        message:
+          refusal.search === 'keyword'
+            ? `${reach} the depth cap of ${depth} for your tier; narrow the search.`
+            : `${reach} semantic search's depth cap of ${depth}; narrow the query or the filters.`,
+      });
+    }
+    case 'SearchIndexUnavailable':
+      return refusal.search === 'keyword'
+        ? new ApiError('UPSTREAM_UNAVAILABLE', {
+            message: 'The search index did not respond; nothing was charged. Retry shortly.',
+            cause: refusal.cause,
+          })
+        : // Semantic search answers a failure after the search ran in band: the spec's quirk (that route's STATUS_RULE).
+          new ApiError('UPSTREAM_UNAVAILABLE', {
+            message: 'Neither the vector nor the keyword index answered; nothing was charged. Retry shortly.',
+            cause: refusal.cause,
+            inBand: true,
+          });
   }
 }

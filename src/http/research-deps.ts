@@ -1,20 +1,17 @@
 /** What the research routes (search, judges, cases, PDFs and document links) need from the application. */
-import type { SearchCursors } from '../ports/search-cursors.ts';
 import type { Admission } from '../application/admission/admission.ts';
 import type { IdempotencyService } from '../application/idempotency/idempotency-service.ts';
 import type { CaseReader } from '../application/cases/case-reader.ts';
 import type { JudgeDirectory } from '../application/judges/judge-directory.ts';
-import type { KeywordSearch } from '../application/search/keyword-search.ts';
-import type { SemanticSearch } from '../application/search/semantic-search.ts';
+import type { SearchPages } from '../application/search/search-pages.ts';
 import type { Clock } from '../ports/clock.ts';
 import type { DocumentLinkVerifier, DocumentStorage } from '../ports/document-storage.ts';
 
 export interface ResearchDeps {
   readonly cases: CaseReader;
   readonly judges: JudgeDirectory;
-  readonly search: KeywordSearch;
-  readonly semantic: SemanticSearch;
-  readonly cursors: SearchCursors;
+  /** Keyword and semantic search pages, each a priced call with its paging rules. */
+  readonly searchPages: SearchPages;
   readonly documents: DocumentStorage;
   /** Present when the service signs and serves document links itself (the local folder). */
   readonly documentLinks: DocumentLinkVerifier | null;

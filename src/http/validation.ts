@@ -57,6 +57,10 @@ export function describeIssue(issue: z.core.$ZodIssue, input: unknown): string {
 }
 
 export function validationError(error: z.ZodError, input: unknown): ApiError {
-  const details = error.issues.map((issue) => describeIssue(issue, input));
+  return validationFailed(error.issues.map((issue) => describeIssue(issue, input)));
+}
+
+/** VALIDATION_ERROR for problems found past the schema (a filter that does not resolve, say), one detail each. */
+export function validationFailed(details: readonly string[]): ApiError {
   return new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${details.join('; ')}`, details });
 }

@@ -49,7 +49,21 @@ export type Refusal =
   | { readonly tag: 'CaseRestricted' }
   /** Not an eCourts registry case (a Supreme Court judgment, a tribunal record): no portal holds it. */
   | { readonly tag: 'NotLiveFetchable'; readonly courtLevel: string }
-  | { readonly tag: 'LiveFetchNotConfigured' };
+  | { readonly tag: 'LiveFetchNotConfigured' }
+  /** A search page larger than the tier's page size (search/page-window.ts). */
+  | { readonly tag: 'PageTooLarge'; readonly limit: number; readonly maxPageSize: number }
+  /** A searchAfter cursor that is malformed, forged or issued for another search. */
+  | { readonly tag: 'CursorInvalid' }
+  /** A search page reaching past the depth cap (the tier's, or the index's when lower). */
+  | {
+      readonly tag: 'PageTooDeep';
+      readonly search: 'keyword' | 'semantic';
+      readonly offset: number;
+      readonly limit: number;
+      readonly depth: number;
+    }
+  /** The search's index did not answer (for semantic search: neither index). `cause` is for the log only. */
+  | { readonly tag: 'SearchIndexUnavailable'; readonly search: 'keyword' | 'semantic'; readonly cause: unknown };
 
 export type RefusalOf<T extends Refusal['tag']> = Extract<Refusal, { readonly tag: T }>;
 

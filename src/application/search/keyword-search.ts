@@ -4,7 +4,8 @@
  * restricted-record check (restriction-screen.ts). A hit restricted after the index was
  * last fed is left out and reported as withheld, like the withheld matches the index
  * itself counts, so a restricted case never appears in results; if the check cannot be
- * made, the page comes back masked and says so.
+ * made, the page comes back masked and says so. Any other failure (the index, the court
+ * codes, the store) is SearchIndexUnavailable: the search did not answer, so it earns nothing.
  */
 import type { SearchIndex, SearchRequest, SearchSort } from '../../ports/search-index.ts';
 import type { CaseListing } from '../cases/case-reader.ts';
@@ -34,10 +35,23 @@ export interface KeywordResults {
   readonly restrictedCheckDegraded: boolean;
 }
 
+/** The search could not be answered; `cause` says why, for the log. */
+export class SearchIndexUnavailable extends Error {
+  override readonly name = 'SearchIndexUnavailable';
+}
+
 export class KeywordSearch {
   constructor(private readonly deps: KeywordSearchDeps) {}
 
   async search(q: KeywordQuery): Promise<KeywordResults> {
+    try {
+      return await this.#search(q);
+    } catch (error) {
+      throw new SearchIndexUnavailable('the keyword search did not answer', { cause: error });
+    }
+  }
+
+  async #search(q: KeywordQuery): Promise<KeywordResults> {
     const courtCodes = q.resolved.courtIds === undefined ? undefined : await this.deps.courts.codesFor(q.resolved.courtIds);
     // A court the store holds nothing for matches nothing; no index call needed.
     if (courtCodes !== undefined && courtCodes.length === 0)

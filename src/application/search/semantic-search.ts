@@ -3,7 +3,8 @@
  * is nearest, then loads their listings through the restricted-record check, as keyword
  * search does. When the vector path fails (the embedder or the vector index is down),
  * it answers from the keyword index instead and says so: the caller gets results, marked
- * as a fallback, rather than an error. Only when both fail does the call fail.
+ * as a fallback, rather than an error. Only when both fail does the call fail, with the
+ * fallback's SearchIndexUnavailable.
  */
 import type { Embedder } from '../../ports/embedder.ts';
 import type { VectorFilters, VectorIndex } from '../../ports/vector-index.ts';

@@ -17,32 +17,32 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import { searchPageEarns } from '../../../application/admission/decision.ts';
 import { resolveSemanticFilters } from '../../../application/search/semantic-filters.ts';
-import type { SemanticSearch } from '../../../application/search/semantic-search.ts';
+import { SEMANTIC_PAGES, type SearchPages } from '../../../application/search/search-pages.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { VECTOR_SEARCH_MAX_DEPTH } from '../../../ports/vector-index.ts';
-import { ApiError } from '../../api-error.ts';
-import { admitted, requireEntitlement, type PricedRouteDeps } from '../../admission.ts';
+import { admitted, requireEntitlement, type RefusalLinks } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
+import { validationFailed } from '../../validation.ts';
 import { BODY_ERRORS, CodedErrorSchema, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { caseFieldsOf, CaseListingSchema } from '../cases/case-schemas.ts';
 import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 
-export interface SemanticSearchRouteDeps extends PricedRouteDeps {
-  readonly search: SemanticSearch;
+export interface SemanticSearchRouteDeps {
+  readonly searches: SearchPages;
+  readonly links: RefusalLinks;
   readonly clock: Clock;
 }
 
-export const SEMANTIC_DEFAULT_LIMIT = 20;
-
-export const SEMANTIC_MAX_LIMIT = 100;
 /** The spec's name for the keyword fallback, kept for compatibility; our keyword index is PostgreSQL or Meilisearch. */
 export const FALLBACK_MODE = 'opensearch';
+
+const FALLBACK_NOTE =
+  'The vector index was unavailable: these are keyword results (no similarity; caseNumber not applied), charged at the keyword price.';
 
 /** When this route answers 200 with success false: the rule, as the OpenAPI document states it. */
 const STATUS_RULE =
@@ -100,7 +100,7 @@ const Body = z
       .min(1)
       .optional()
       .openapi({
-        description: `Default ${SEMANTIC_DEFAULT_LIMIT}; values above ${SEMANTIC_MAX_LIMIT} (or the tier's page size) are capped.`,
+        description: `Default ${SEMANTIC_PAGES.defaultLimit}; values above ${SEMANTIC_PAGES.maxLimit} (or the tier's page size) are capped.`,
       }),
     page: z.number().int().min(1).optional().openapi({ description: 'Default 1; becomes a vector search offset.' }),
     filters: Filters.optional(),
@@ -213,71 +213,25 @@ export function registerPostSearchCasesSemantic(
   // The spec's entitlement check, before any validation, work or charge.
   app.openapi(route(auth, requireEntitlement('semanticSearch', deps.links), idempotency), async (c) => {
     const started = performance.now();
-    const { limits } = principalOf(c);
-    const body = c.req.valid('json');
-    const resolution = resolveSemanticFilters(body.query, body.filters ?? {}, deps.clock.now().getUTCFullYear());
-    if (!resolution.ok) {
-      throw new ApiError('VALIDATION_ERROR', {
-        message: `Validation failed: ${resolution.problems.join('; ')}`,
-        details: resolution.problems,
-      });
-    }
-    const limit = Math.min(body.limit ?? SEMANTIC_DEFAULT_LIMIT, SEMANTIC_MAX_LIMIT, limits.maxPageSize);
-    const page = body.page ?? 1;
-    const offset = (page - 1) * limit;
-    const depth = Math.min(limits.paginationDepth, VECTOR_SEARCH_MAX_DEPTH);
-    if (offset + limit > depth) {
-      throw new ApiError('PAGINATION_DEPTH_EXCEEDED', {
-        message: `Results ${offset + 1} to ${offset + limit} reach past semantic search's depth cap of ${depth}; narrow the query or the filters.`,
-      });
-    }
-    const result = await deps.admission.run({
-      payer: principalOf(c),
-      callId: c.get('requestId'),
-      endpoint: 'semanticSearch',
-      work: () =>
-        deps.search.search({ query: body.query, filters: resolution.value, offset, limit }).catch((error: unknown) => {
-          throw new ApiError('UPSTREAM_UNAVAILABLE', {
-            message: 'Neither the vector nor the keyword index answered; nothing was charged. Retry shortly.',
-            cause: error,
-            inBand: true,
-          });
-        }),
-      // Keyword fallback results earn the keyword price.
-      earned: (page) => searchPageEarns(page, page.mode === 'keyword' ? 'keywordSearch' : 'semanticSearch'),
-    });
-    const results = admitted(c, result, deps.links).value;
+    const { query, page, limit, filters } = c.req.valid('json');
+    const resolution = resolveSemanticFilters(query, filters ?? {}, deps.clock.now().getUTCFullYear());
+    if (!resolution.ok) throw validationFailed(resolution.problems);
+    const call = { payer: principalOf(c), callId: c.get('requestId'), query, filters: resolution.value, page, limit };
+    const { results, pagination } = admitted(c, await deps.searches.semantic(call), deps.links).value;
     // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.
     if (results.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');
     const fallback = results.mode === 'keyword';
     const { caseNumber: _unappliedInFallback, ...withoutCaseNumber } = resolution.value.applied;
-    return c.json(
-      {
-        success: true as const,
-        data: results.cases.map((view) => ({ ...caseFieldsOf(view), similarity: view.similarity })),
-        meta: {
-          query: body.query,
-          appliedFilters: fallback ? withoutCaseNumber : resolution.value.applied,
-          responseTimeMs: Math.round(performance.now() - started),
-          someRecordsWithheld: results.withheld,
-          restrictedCheckDegraded: results.restrictedCheckDegraded,
-          ...(fallback
-            ? {
-                fallbackMode: FALLBACK_MODE,
-                note: 'The vector index was unavailable: these are keyword results (no similarity; caseNumber not applied), charged at the keyword price.',
-              }
-            : {}),
-        },
-        pagination: {
-          page,
-          limit,
-          total: results.total,
-          totalPages: Math.ceil(results.total / limit),
-          exact: results.exact,
-          hasMore: results.exact ? offset + results.cases.length < results.total : results.cases.length === limit,
-        },
-      },
-      200,
-    );
+    const meta = {
+      query,
+      appliedFilters: fallback ? withoutCaseNumber : resolution.value.applied,
+      responseTimeMs: Math.round(performance.now() - started),
+      someRecordsWithheld: results.withheld,
+      restrictedCheckDegraded: results.restrictedCheckDegraded,
+      ...(fallback ? ({ fallbackMode: FALLBACK_MODE, note: FALLBACK_NOTE } as const) : {}),
+    };
+    const data = results.cases.map((view) => ({ ...caseFieldsOf(view), similarity: view.similarity }));
+    const { offset: _offset, hasMore, ...counts } = pagination;
+    return c.json({ success: true as const, data, meta, pagination: { ...counts, exact: results.exact, hasMore } }, 200);
   });
 }

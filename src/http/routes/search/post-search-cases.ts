@@ -9,31 +9,26 @@
  */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { MiddlewareHandler } from 'hono';
-import type { SearchCursors } from '../../../ports/search-cursors.ts';
-import { searchPageEarns } from '../../../application/admission/decision.ts';
 import { resolveFilters, FIRST_YEAR } from '../../../application/search/search-filters.ts';
-import type { KeywordSearch } from '../../../application/search/keyword-search.ts';
+import { KEYWORD_PAGES, type SearchPages } from '../../../application/search/search-pages.ts';
 import { describePrice } from '../../../domain/credits/prices.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { SearchSort } from '../../../ports/search-index.ts';
-import { ApiError } from '../../api-error.ts';
-import { admitted, type PricedRouteDeps } from '../../admission.ts';
+import { admitted, type RefusalLinks } from '../../admission.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
+import { validationFailed } from '../../validation.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { CaseListingSchema, caseFieldsOf } from '../cases/case-schemas.ts';
 import { limitsOf, oneOrMany, RESTRICTED_CHECK_DEGRADED, years } from './filter-schemas.ts';
 
-export interface KeywordSearchRouteDeps extends PricedRouteDeps {
-  readonly search: KeywordSearch;
-  readonly cursors: SearchCursors;
+export interface KeywordSearchRouteDeps {
+  readonly searches: SearchPages;
+  readonly links: RefusalLinks;
   readonly clock: Clock;
 }
-
-export const DEFAULT_LIMIT = 20;
-export const MAX_LIMIT = 100;
 /** A cursor as issued is at most 112 characters (payload with the largest offset, and the MAC). */
 const MAX_CURSOR_LENGTH = 128;
 
@@ -76,7 +71,7 @@ const Body = z
       .int()
       .min(1)
       .optional()
-      .openapi({ description: `Default ${DEFAULT_LIMIT}, at most ${MAX_LIMIT} and the tier's maxPageSize.` }),
+      .openapi({ description: `Default ${KEYWORD_PAGES.defaultLimit}, at most ${KEYWORD_PAGES.maxLimit} and the tier's maxPageSize.` }),
     searchAfter: z
       .string()
       .min(1)
@@ -174,78 +169,25 @@ export function registerPostSearchCases(
 ): void {
   app.openapi(route(auth, idempotency), async (c) => {
     const started = performance.now();
-    const { limits } = principalOf(c);
     const body = c.req.valid('json');
     const resolution = resolveFilters(body, deps.clock.now().getUTCFullYear());
-    if (!resolution.ok) {
-      throw new ApiError('VALIDATION_ERROR', {
-        message: `Validation failed: ${resolution.problems.join('; ')}`,
-        details: resolution.problems,
-      });
-    }
-    const resolved = resolution.value;
+    if (!resolution.ok) throw validationFailed(resolution.problems);
     const sort: SearchSort = body.sortBy === undefined || body.sortBy === 'date' ? 'relevance' : body.sortBy;
-
-    const limit = body.limit ?? DEFAULT_LIMIT;
-    const maxPage = Math.min(MAX_LIMIT, limits.maxPageSize);
-    if (limit > maxPage)
-      throw new ApiError('PAGE_LIMIT_EXCEEDED', { message: `limit ${limit} is above the maximum page size of ${maxPage} for your tier.` });
-    const { caseNumber: _inert, ...appliedScope } = resolved.applied;
-    const scope = { query: body.query, filters: appliedScope, sort };
-    let offset = ((body.page ?? 1) - 1) * limit;
-    if (body.searchAfter !== undefined) {
-      const position = await deps.cursors.decode(body.searchAfter, scope);
-      if (!position) throw new ApiError('CURSOR_INVALID');
-      offset = position.offset;
-    }
-    if (offset + limit > limits.paginationDepth) {
-      throw new ApiError('PAGINATION_DEPTH_EXCEEDED', {
-        message: `Results ${offset + 1} to ${offset + limit} reach past the depth cap of ${limits.paginationDepth} for your tier; narrow the search.`,
-      });
-    }
-
-    const result = await deps.admission.run({
-      payer: principalOf(c),
-      callId: c.get('requestId'),
-      endpoint: 'keywordSearch',
-      work: () =>
-        deps.search.search({ query: body.query, resolved, sort, offset, limit }).catch((error: unknown) => {
-          throw new ApiError('UPSTREAM_UNAVAILABLE', {
-            message: 'The search index did not respond; nothing was charged. Retry shortly.',
-            cause: error,
-          });
-        }),
-      earned: (page) => searchPageEarns(page, 'keywordSearch'),
-    });
-    const results = admitted(c, result, deps.links).value;
+    const { query, page, limit, searchAfter } = body;
+    const call = { payer: principalOf(c), callId: c.get('requestId'), query, resolved: resolution.value, sort, page, limit, searchAfter };
+    const result = await deps.searches.keyword(call);
+    const { results, pagination } = admitted(c, result, deps.links).value;
     // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.
     if (results.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');
-    const next = offset + limit;
-    const hasMore = next < results.total;
-    const nextCursor = hasMore && next < limits.paginationDepth ? await deps.cursors.encode({ offset: next }, scope) : null;
-    return c.json(
-      {
-        success: true as const,
-        data: results.cases.map((view) => ({ ...caseFieldsOf(view), score: view.score })),
-        meta: {
-          query: body.query,
-          sortBy: sort,
-          filters: resolved.applied,
-          responseTimeMs: Math.round(performance.now() - started),
-          someRecordsWithheld: results.withheld,
-          restrictedCheckDegraded: results.restrictedCheckDegraded,
-        },
-        pagination: {
-          page: Math.floor(offset / limit) + 1,
-          limit,
-          offset,
-          total: results.total,
-          totalPages: Math.ceil(results.total / limit),
-          hasMore,
-          nextCursor,
-        },
-      },
-      200,
-    );
+    const data = results.cases.map((view) => ({ ...caseFieldsOf(view), score: view.score }));
+    const meta = {
+      query,
+      sortBy: sort,
+      filters: resolution.value.applied,
+      responseTimeMs: Math.round(performance.now() - started),
+      someRecordsWithheld: results.withheld,
+      restrictedCheckDegraded: results.restrictedCheckDegraded,
+    };
+    return c.json({ success: true as const, data, meta, pagination }, 200);
   });
 }
