@@ -277,8 +277,8 @@ const CONSOLIDATED_SLACK_MS = 120_000;
 /** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
 /**
  * The commands workflow activities run on analysis runs and timeline jobs, over the
- * application's ledger: one construction for the API (whose dispatchers and requests use
- * the same objects) and a worker apart.
+ * application's ledger: built once and shared by the requests that admit them, the
+ * dispatchers that start them and the activities that end them.
  */
 export function wireWorkflowCommands(
   application: Application,

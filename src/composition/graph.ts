@@ -158,14 +158,20 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     onProgress: (progress) => logger.debug(progress, 'embedding projector'),
     onError: (err) => logger.warn({ err }, 'embedding projection failed; will retry'),
   });
-  metrics.observeProjectorLag(() =>
-    projectorLag(database.db, application.store, [
-      { name: auditProjection.name, feed: 'events' },
-      { name: WEBHOOK_PROJECTOR, feed: 'events' },
-      { name: searchIndexProjectorName(searchIndexWriter), feed: 'cases' },
-      ...(vectorsAvailable ? [{ name: embeddingProjectorName(embedder), feed: 'cases' as const }] : []),
-    ]),
-  );
+  // Reported by the process that runs the projectors, so a scrape of every process sums to one lag per projector.
+  const projectorLagGauge: BackgroundTask = {
+    name: 'projector lag gauge',
+    start: () =>
+      metrics.observeProjectorLag(() =>
+        projectorLag(database.db, application.store, [
+          { name: auditProjection.name, feed: 'events' },
+          { name: WEBHOOK_PROJECTOR, feed: 'events' },
+          { name: searchIndexProjectorName(searchIndexWriter), feed: 'cases' },
+          ...(vectorsAvailable ? [{ name: embeddingProjectorName(embedder), feed: 'cases' as const }] : []),
+        ]),
+      ),
+    stop: async () => undefined,
+  };
   const research = wireResearch({
     db: database.db,
     application,
@@ -380,6 +386,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     inFlight,
   };
   const tasks = [
+    projectorLagGauge,
     named('access cache invalidator', application.invalidator),
     ...(analytics.ready ? [named('audit projector', auditProjector)] : []),
     named('search index projector', searchProjector),
