@@ -235,8 +235,6 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
 export interface AnalysisWiringOptions {
   readonly db: Db;
   readonly application: Application;
-  /** The runs' commands (wireWorkflowCommands), shared with this process's activities. */
-  readonly runs: AnalysisRuns;
   readonly cases: CaseReader;
   readonly documents: DocumentStorage;
   readonly workflows: AnalysisWorkflows;
@@ -275,25 +273,16 @@ export function liveFetchHoldMs(watchdog: WorkflowWatchdogBounds): number {
 const CONSOLIDATED_SLACK_MS = 120_000;
 
 /** Analysis runs, the requests the routes make and the outbox dispatcher, shared by the service, the worker and the tests. */
-/**
- * The commands workflow activities run on analysis runs and timeline jobs, over the
- * application's ledger: built once and shared by the requests that admit them, the
- * dispatchers that start them and the activities that end them.
- */
-export function wireWorkflowCommands(
-  application: Application,
-  options: { readonly db: Db; readonly clock: Clock; readonly ids: IdGenerator; readonly watchdog: WorkflowWatchdogBounds },
-) {
-  const { db, clock } = options;
-  const { store, credits, tickets, metrics } = application;
-  return {
-    runs: new AnalysisRuns({ db, store, credits, tickets, clock, metrics }),
-    jobs: new TimelineJobs({ db, store, credits, tickets, clock, ids: options.ids, holdForMs: liveFetchHoldMs(options.watchdog), metrics }),
-  };
-}
-
 export function wireAnalysis(options: AnalysisWiringOptions) {
-  const { db, application, clock, runs } = options;
+  const { db, application, clock } = options;
+  const runs = new AnalysisRuns({
+    db,
+    store: application.store,
+    credits: application.credits,
+    tickets: application.tickets,
+    clock,
+    metrics: application.metrics,
+  });
   const requests = new AnalysisRequests({
     db,
     cases: options.cases,
@@ -321,13 +310,13 @@ export type AnalysisWiring = ReturnType<typeof wireAnalysis>;
 
 export interface TimelineWiringOptions {
   readonly db: Db;
-  /** The jobs' commands (wireWorkflowCommands), shared with this process's activities. */
-  readonly jobs: TimelineJobs;
+  readonly application: Application;
   readonly cases: CaseReader;
   readonly workflows: TimelineWorkflows;
   /** Whether COURT_PORTAL_URL is set: without a portal, live fetches are refused before anything is charged. */
   readonly livePortal: boolean;
   readonly clock: Clock;
+  readonly ids: IdGenerator;
   readonly watchdog: WorkflowWatchdogBounds;
   /** A workflow start that failed after admission (the job was failed and its hold released). */
   readonly onStartFailure: (requestId: string, error: unknown) => void;
@@ -337,8 +326,18 @@ export interface TimelineWiringOptions {
 
 /** Timeline jobs, the requests the routes make and the live-fetch outbox dispatcher, shared by the service, the worker and the tests. */
 export function wireTimeline(options: TimelineWiringOptions) {
-  const { db, clock, jobs } = options;
+  const { db, application, clock } = options;
   const records = new StoredRecords(db);
+  const jobs = new TimelineJobs({
+    db,
+    store: application.store,
+    credits: application.credits,
+    tickets: application.tickets,
+    clock,
+    ids: options.ids,
+    holdForMs: liveFetchHoldMs(options.watchdog),
+    metrics: application.metrics,
+  });
   const requests = new TimelineRequests({
     cases: options.cases,
     records,

@@ -8,7 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Context } from 'hono';
 import type { Logger } from 'pino';
-import { wireAnalysis, wireApplication, wireWorkflowCommands, wireResearch, wireScreening, wireTimeline, wireWebhooks } from '../wiring.ts';
+import { wireAnalysis, wireApplication, wireResearch, wireScreening, wireTimeline, wireWebhooks } from '../wiring.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
 import { FailedAttemptThrottle } from '../application/access/failed-attempt-throttle.ts';
 import { PostgresVectorIndex } from '../adapters/postgres/vector-index.ts';
@@ -39,7 +39,7 @@ import type { AppEnv } from '../http/env.ts';
 import type { Clock, IdGenerator } from '../ports/clock.ts';
 import type { Adapters } from './adapters.ts';
 import { liveChoices } from './mode-choices.ts';
-import { applicationSettings, watchdogBounds, webhookSending } from './settings.ts';
+import { watchdogBounds, webhookSending } from './settings.ts';
 import type { BackgroundTask } from './lifecycle.ts';
 import type { ActivityAdapters } from '../compose-workflows.ts';
 import type { AnalysisWiring, Application, TimelineWiring, WebhookWiring } from '../wiring.ts';
@@ -109,8 +109,11 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     clock,
     ids,
     logger,
+    keyPrefixes: config.API_KEY_PREFIXES,
     keyHashSecret,
-    ...applicationSettings(config),
+    entitledTiers: config.API_PLANS,
+    keyCachePollMs: config.KEY_CACHE_POLL_MS,
+    longestCallMs: config.CONSOLIDATED_DEADLINE_SECONDS * 1000,
     metrics,
     ...(adapters.readCoverage ? { readCoverage: adapters.readCoverage } : {}),
   });
@@ -194,11 +197,9 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   const allowlist = choices.remoteFetchAllowlist;
   // The worker runs in this process on the embedded default; beside a real cluster, workers usually run apart.
   const runWorker = config.TEMPORAL_WORKER_IN_PROCESS ?? !config.TEMPORAL_ADDRESS;
-  const commands = wireWorkflowCommands(application, { db: database.db, clock, ids, watchdog });
   const analysis = wireAnalysis({
     db: database.db,
     application,
-    runs: commands.runs,
     cases: research.cases,
     documents: documents.storage,
     workflows: workflowRuntime.workflows,
@@ -216,11 +217,12 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   });
   const timeline = wireTimeline({
     db: database.db,
-    jobs: commands.jobs,
+    application,
     cases: research.cases,
     workflows: workflowRuntime.timelineWorkflows,
     livePortal: choices.livePortal,
     clock,
+    ids,
     watchdog,
     onStartFailure: (requestId, err) => logger.warn({ requestId, err }, 'the workflow engine failed a live fetch; its hold was released'),
     onDispatchError: (requestId, err) => logger.warn({ requestId, err }, 'live fetch dispatch failed; will retry'),

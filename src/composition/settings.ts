@@ -6,16 +6,6 @@
 import type { Config } from '../config.ts';
 import type { WorkflowWatchdogBounds } from '../wiring.ts';
 
-/** How the application services read the configuration, in the API and in a worker apart alike. */
-export function applicationSettings(config: Config) {
-  return {
-    keyPrefixes: config.API_KEY_PREFIXES,
-    entitledTiers: config.API_PLANS,
-    keyCachePollMs: config.KEY_CACHE_POLL_MS,
-    longestCallMs: config.CONSOLIDATED_DEADLINE_SECONDS * 1000,
-  };
-}
-
 export function watchdogBounds(config: Config): WorkflowWatchdogBounds {
   return { startBoundMs: config.WORKFLOW_START_BOUND_SECONDS * 1000, maxRunMs: config.WORKFLOW_RUN_MAX_SECONDS * 1000 };
 }
