@@ -126,7 +126,7 @@ describe('test load balancer (HAProxy terminating TLS)', () => {
   });
 
   it('spreads requests round robin over both backends', async () => {
-    await until(lb, (states) => states.every((s) => s.status === 'UP'));
+    await lb.waitUntilAllUp();
     const order: string[] = [];
     const before = (await lb.backendStates()).map((s) => s.served);
     for (let i = 0; i < 6; i += 1) order.push((await seenThrough(lb)).backend);
@@ -153,7 +153,7 @@ describe('test load balancer (HAProxy terminating TLS)', () => {
     await until(lb, (states) => states.find((s) => s.name === 'backend-0')?.status === 'DOWN');
     for (let i = 0; i < 4; i += 1) assert.equal((await seenThrough(lb)).backend, 'b');
     a.healthy = true;
-    await until(lb, (states) => states.every((s) => s.status === 'UP'));
+    await lb.waitUntilAllUp();
   });
 
   it('moves to other backends on setBackends, on the same port', async () => {

@@ -47,6 +47,8 @@ export interface LoadBalancer {
   setBackends(backends: readonly Backend[]): Promise<void>;
   /** Each backend's state as HAProxy's health checks see it. */
   backendStates(): Promise<BackendState[]>;
+  /** Resolves once every backend passes its health check; rejects after `withinMs` (10 s by default). */
+  waitUntilAllUp(withinMs?: number): Promise<void>;
   /** What HAProxy printed (warnings, alerts). */
   output(): string;
   stop(): Promise<void>;
@@ -217,21 +219,32 @@ export async function startLoadBalancer(options: LoadBalancerOptions): Promise<L
     await stop();
     throw error;
   }
+  const backendStates = async (): Promise<BackendState[]> => {
+    const csv = await statsCommand(statsSocket, 'show stat');
+    const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
+    const columns = (header ?? '').split(',');
+    const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
+    return rows
+      .map((line) => line.split(','))
+      .filter((row) => at(row, 'pxname') === 'api' && at(row, 'svname').startsWith('backend-'))
+      .map((row) => ({ name: at(row, 'svname'), status: at(row, 'status'), served: Number(at(row, 'stot')) }));
+  };
+
   return {
     url: `https://${bind}:${port}`,
     port,
     ca: readFileSync(caPath, 'utf8'),
     caPath,
     setBackends: launch,
-    backendStates: async () => {
-      const csv = await statsCommand(statsSocket, 'show stat');
-      const [header, ...rows] = csv.replace(/^# /, '').trim().split('\n');
-      const columns = (header ?? '').split(',');
-      const at = (row: string[], name: string) => row[columns.indexOf(name)] ?? '';
-      return rows
-        .map((line) => line.split(','))
-        .filter((row) => at(row, 'pxname') === 'api' && at(row, 'svname').startsWith('backend-'))
-        .map((row) => ({ name: at(row, 'svname'), status: at(row, 'status'), served: Number(at(row, 'stot')) }));
+    backendStates,
+    waitUntilAllUp: async (withinMs = 10_000) => {
+      const deadline = Date.now() + withinMs;
+      for (;;) {
+        const states = await backendStates();
+        if (states.every((s) => s.status === 'UP')) return;
+        if (Date.now() > deadline) throw new Error(`backends not all up within ${withinMs} ms: ${JSON.stringify(states)}`);
+        await delay(100);
+      }
     },
     output: () => output,
     stop,
