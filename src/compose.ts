@@ -37,7 +37,7 @@ export interface Service {
  * holds each worker's shutdown for half a minute; the process exits anyway, and whatever a
  * dev server left behind is stopped by the next start (dev-server-ports.ts).
  */
-const CLOSE_BOUND_MS = 10_000;
+export const CLOSE_BOUND_MS = 10_000;
 
 /**
  * Stdout written in 4 kB chunks off the event loop instead of a blocking write per line: under

@@ -1,8 +1,14 @@
 /**
  * The environment, parsed once with zod. Anything wrong fails fast at start with one
  * message naming every bad variable. Unset service URLs select the embedded defaults.
+ *
+ * A variable set to the empty string (or blanks) counts as unset, as `FOO=` does in a
+ * shell or an env file: a compose file passing `${LLM_MODEL:-}` through means "not
+ * configured", never "configured as nothing". Each secret may instead be read from a file
+ * named by `<NAME>_FILE` (Docker and Kubernetes secrets), as the official Postgres image
+ * reads POSTGRES_PASSWORD_FILE; setting both is refused.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
@@ -212,6 +218,50 @@ const schema = z.object({
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });
 
+/** The settings that hold a secret (a URL may carry a password), each readable from `<NAME>_FILE`. */
+export const SECRET_SETTINGS = [
+  'DATABASE_URL',
+  'REDIS_URL',
+  'CLICKHOUSE_URL',
+  'MEILI_API_KEY',
+  'ADMIN_TOKEN',
+  'METRICS_TOKEN',
+  'KEY_HASH_SECRET',
+  'DOCUMENT_URL_SECRET',
+  'TEMPORAL_CODEC_KEYS',
+  'LLM_API_KEY',
+  'EMBEDDINGS_API_KEY',
+  'S3_ACCESS_KEY_ID',
+  'S3_SECRET_ACCESS_KEY',
+] as const satisfies readonly (keyof z.input<typeof schema>)[];
+
+/**
+ * The environment as the schema reads it: blank values dropped, and each `<NAME>_FILE` read
+ * into NAME (trailing newlines and blanks trimmed: editors and `echo` add one). Problems
+ * are returned, not thrown, so they join the schema's in one message.
+ */
+function resolveEnvironment(env: Record<string, string | undefined>): { values: Record<string, string>; problems: string[] } {
+  const values: Record<string, string> = {};
+  for (const [name, value] of Object.entries(env)) if (value !== undefined && value.trim() !== '') values[name] = value;
+  const problems: string[] = [];
+  for (const name of SECRET_SETTINGS) {
+    const file = values[`${name}_FILE`];
+    if (file === undefined) continue;
+    if (values[name] !== undefined) {
+      problems.push(`${name}: set ${name} or ${name}_FILE, not both`);
+      continue;
+    }
+    try {
+      const secret = readFileSync(file, 'utf8').trimEnd();
+      if (secret.trim() === '') problems.push(`${name}_FILE: ${file} is empty`);
+      else values[name] = secret;
+    } catch (error) {
+      problems.push(`${name}_FILE: cannot read ${file} (${error instanceof Error && 'code' in error ? String(error.code) : 'error'})`);
+    }
+  }
+  return { values, problems };
+}
+
 export type Config = Omit<z.infer<typeof schema>, 'CORPUS_DIR'> & { CORPUS_DIR: string | undefined };
 
 /** The shared datasets sit beside the checkout; use them when nothing else is named. */
@@ -221,10 +271,11 @@ function defaultCorpusDir(): string | undefined {
 }
 
 export function loadConfig(env: Record<string, string | undefined>): Config {
-  const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`Invalid configuration: ${problems}`);
+  const { values, problems } = resolveEnvironment(env);
+  const parsed = schema.safeParse(values);
+  if (!parsed.success || problems.length > 0) {
+    const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration: ${[...problems, ...issues].join('; ')}`);
   }
   if (parsed.data.DATABASE_URL && !parsed.data.KEY_HASH_SECRET) {
     throw new Error('Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)');

@@ -40,6 +40,9 @@ export interface Worker {
   stop(boundMs: number): Promise<boolean>;
 }
 
+/** A worker apart closes within this on SIGTERM: each Temporal worker's drain is bounded at 5 s. */
+export const WORKER_STOP_BOUND_MS = 10_000;
+
 interface WorkerOptions {
   readonly logger: Logger;
   readonly clock: Clock;

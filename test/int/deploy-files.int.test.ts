@@ -13,6 +13,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
+import { SECRET_SETTINGS } from '../../src/config.ts';
 
 const DOCKERFILE = readFileSync('Dockerfile', 'utf8');
 const COMPOSE_TEXT = readFileSync('docker-compose.yml', 'utf8');
@@ -38,6 +39,10 @@ const PROGRAMS: Readonly<Record<string, readonly string[]>> = {
   // From 1.30 Alpine with temporal-server only: BusyBox's nc and wget, no tctl, no temporal CLI.
   'temporalio/server': ['temporal-server', 'nc', 'wget', 'sh'],
   'temporalio/admin-tools': ['temporal', 'temporal-sql-tool', 'nc', 'sh'],
+  // Alpine; the Dockerfile installs bash and curl.
+  'temporalio/ui': ['ui-server', 'bash', 'curl', 'sh'],
+  // Debian slim: bash, no curl or wget.
+  haproxy: ['haproxy', 'bash', 'sh'],
 };
 
 interface Instruction {
@@ -150,7 +155,7 @@ function entryProblems(command: readonly string[], where: string): string[] {
 }
 
 function composeProblems(text: string): string[] {
-  const { services } = parse(text) as { services: Record<string, Service> };
+  const { services } = parse(text, { merge: true }) as { services: Record<string, Service> };
   const problems: string[] = [];
   const mustBeHealthy = new Set(['api', 'worker']);
   for (const service of Object.values(services)) {
@@ -174,7 +179,8 @@ function composeProblems(text: string): string[] {
     if (service.build !== undefined) {
       if (Array.isArray(service.command)) problems.push(...entryProblems(service.command, name));
       for (const variable of Object.keys(service.environment ?? {})) {
-        if (!new RegExp(`^\\s+${variable}: `, 'm').test(CONFIG_SOURCE)) problems.push(`${name}: ${variable} is not read by src/config.ts`);
+        const setting = (SECRET_SETTINGS as readonly string[]).find((secret) => variable === `${secret}_FILE`) ?? variable;
+        if (!new RegExp(`^\\s+${setting}: `, 'm').test(CONFIG_SOURCE)) problems.push(`${name}: ${variable} is not read by src/config.ts`);
       }
     }
   }
@@ -227,7 +233,7 @@ describe('docker-compose.yml', () => {
     assert.deepEqual(composeProblems(COMPOSE_TEXT), []);
   });
 
-  it('is refused with wget in the node image, tctl in the Temporal server, a latest tag or an unknown variable', () => {
+  it('is refused with wget in the node image, tctl in the Temporal server, a latest tag or an unknown variable or secret file', () => {
     const cases: readonly [string, string, RegExp][] = [
       [
         "['CMD', 'node', '--import', 'tsx', 'scripts/worker-health.ts']",
@@ -236,7 +242,8 @@ describe('docker-compose.yml', () => {
       ],
       ["['CMD', 'nc', '-z', '127.0.0.1', '7233']", "['CMD', 'tctl', 'cluster', 'health']", /temporal: health check calls tctl/],
       ['redis:7-alpine', 'redis:latest', /redis: redis:latest uses latest/],
-      ['      REDIS_URL:', '      REDIS_ADDRESS:', /REDIS_ADDRESS is not read/],
+      ['    REDIS_URL:', '    REDIS_ADDRESS:', /REDIS_ADDRESS is not read/],
+      ['  DATABASE_URL_FILE:', '  DATABASE_PASSWORD_FILE:', /DATABASE_PASSWORD_FILE is not read/],
       ["'scripts/worker-health.ts']", "'scripts/worker-health-gone.ts']", /does not exist/],
     ];
     for (const [from, to, problem] of cases) {

@@ -7,12 +7,9 @@
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import pino from 'pino';
-import { composeWorker } from '../../src/composition/worker.ts';
+import { composeWorker, WORKER_STOP_BOUND_MS } from '../../src/composition/worker.ts';
 import { loadConfig } from '../../src/config.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
-
-/** Each worker's drain is bounded at 5 s; closing as a whole at this. */
-const STOP_BOUND_MS = 10_000;
 
 const config = loadConfig(process.env);
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
@@ -23,14 +20,14 @@ if (!config.DATABASE_URL) {
 const socketAddress = (c: Parameters<typeof getConnInfo>[0]) => getConnInfo(c).remote.address ?? 'unknown';
 const worker = await composeWorker(config, { logger, clock: systemClock, ids: randomIds, socketAddress });
 if (!worker.available) {
-  await worker.stop(STOP_BOUND_MS);
+  await worker.stop(WORKER_STOP_BOUND_MS);
   process.exit(1);
 }
 worker.start();
 
 async function stop(signal: string): Promise<void> {
   logger.info({ signal }, 'worker draining');
-  process.exit((await worker.stop(STOP_BOUND_MS)) ? 0 : 1);
+  process.exit((await worker.stop(WORKER_STOP_BOUND_MS)) ? 0 : 1);
 }
 process.once('SIGINT', () => void stop('SIGINT'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
