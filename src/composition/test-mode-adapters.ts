@@ -159,7 +159,7 @@ export const TEST_MODE_REDIS_NAMESPACE = 'court-records-test:';
 export const TEST_MODE_S3_PREFIX = 'test-mode/';
 
 /** Test mode's Meilisearch index, beside the live one (MEILI_INDEX). */
-export function testModeSearchIndex(liveIndex: string): string {
+function testModeSearchIndex(liveIndex: string): string {
   return `${liveIndex}-test-mode`;
 }
 

@@ -8,11 +8,11 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { Meilisearch } from 'meilisearch';
 import postgres from 'postgres';
-import { testModeDatabaseUrl, testModeSearchIndex } from '../../src/composition/test-mode-adapters.ts';
+import { testModeDatabaseUrl } from '../../src/composition/test-mode-adapters.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { dropIndexes } from '../support/meilisearch.ts';
 import { startService, type RunningService } from '../support/service-process.ts';
 
 type Json = Record<string, unknown>;
@@ -73,12 +73,8 @@ describe(
     before(async () => {
       database = await (postgresFactory as NonNullable<typeof postgresFactory>).open();
       opened.push(() => database.close());
-      if (meiliUrl)
-        opened.push(async () => {
-          const client = new Meilisearch({ host: meiliUrl, apiKey: process.env.MEILI_API_KEY ?? '' });
-          for (const uid of [meiliIndex, testModeSearchIndex(meiliIndex)])
-            for (const index of [uid, `${uid}_schema`]) await client.deleteIndex(index).catch(() => undefined);
-        });
+      // The live index, test mode's (<uid>-test-mode) and their schema indexes all start with the uid.
+      if (meiliUrl) opened.push(() => dropIndexes(meiliUrl, process.env.MEILI_API_KEY, meiliIndex));
       const env: Record<string, string> = {
         DATABASE_URL: database.url ?? '',
         ADMIN_TOKEN,
