@@ -132,8 +132,8 @@ async function build(options: TestModeOptions): Promise<Built> {
     life.start();
     // Test mode has no worker apart: its workers always run in this process.
     adapters.workflowRuntime.startWorkers(graph.activities);
-    // As on the live service, documents and coverage are warmed after it serves: a test call need not wait for them.
-    void graph.warmUp().catch((err: unknown) => logger.warn({ err }, 'test mode warm-up failed'));
+    // The fixtures' documents are stored before the first test call: test mode's answers do not change as it warms.
+    await graph.warmUp();
     const balances = new TestBalances(graph.application.credits);
     const app = createApp(testModeDeps(options.live, graph, (principal) => balances.ensure(principal)));
     logger.info({ ms: Date.now() - started }, 'test mode ready');

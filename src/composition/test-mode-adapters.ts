@@ -11,12 +11,12 @@
  *   the live ones; migrated under the migration lock and given its fixture corpus under a
  *   lock of its own, so several instances starting at once do each once. Without it, a
  *   PGlite in DATA_DIR/test-mode, which only this process can hold (the embedded default).
- * - with MEILI_URL, the index `<MEILI_INDEX>-test-mode`; else PostgreSQL keyword search
- *   over its database.
- * - with REDIS_URL, cache, rate limits and distinct counters under `court-records-test:`;
- *   else in process.
- * - with S3_BUCKET, documents under `test-mode/` in the live bucket; else under
- *   DATA_DIR/test-mode, linked under /test-mode/ and signed with a secret of its own
+ * - with DATABASE_URL and MEILI_URL, the index `<MEILI_INDEX>-test-mode`; else PostgreSQL
+ *   keyword search over its database.
+ * - with DATABASE_URL and REDIS_URL, cache, rate limits and distinct counters under
+ *   `court-records-test:`; else in process.
+ * - with DATABASE_URL and S3_BUCKET, documents under `test-mode/` in the live bucket; else
+ *   under DATA_DIR/test-mode, linked under /test-mode/ and signed with a secret of its own
  *   (derived from DOCUMENT_URL_SECRET when set, so every instance honours another's links).
  * - deterministic work: the local extractive analyser and context reader (never an LLM,
  *   whatever LLM_URL says), no remote document fetch, live fetches answered by the fixture
@@ -58,7 +58,7 @@ import { AUDIT_TABLES } from '../projections/audit-to-clickhouse.ts';
 import { holding } from '../projections/case-change-feed.ts';
 import { SearchIndexProjector } from '../projections/search-index-projector.ts';
 import { TEST_MODE_WORKFLOWS } from '../../workflows/task-queues.ts';
-import { openSharedStores, type Adapters } from './adapters.ts';
+import { memoryStores, openSharedStores, type Adapters } from './adapters.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 /** The fixture corpus: small, fixed files of real records (Supreme Court judgments with text, High Court case status). */
@@ -83,9 +83,9 @@ export async function openTestModeAdapters(
   const { clock, logger, life } = options;
   const now = () => clock.now();
   const root = join(config.DATA_DIR, 'test-mode');
-  const database = config.DATABASE_URL
-    ? await openTestModeDatabase(config, live.database.maintenance)
-    : await openPglite(root, 'test mode');
+  // On shared stores every store follows the live service's choice; on the embedded default all stay in this process.
+  const shared = config.DATABASE_URL !== undefined;
+  const database = shared ? await openTestModeDatabase(config, live.database.maintenance) : await openPglite(root, 'test mode');
   life.resource('test mode database', () => database.close());
   await migrate(database.maintenance);
   const corpusDir = config.CORPUS_DIR;
@@ -95,10 +95,12 @@ export async function openTestModeAdapters(
       await ingestCorpus({ db: database.maintenance, corpusDir, now, sources: TEST_MODE_SOURCES });
     });
   else logger.warn('test mode: no CORPUS_DIR, so its fixture corpus is empty');
-  const stores = await openSharedStores(config, clock, TEST_MODE_REDIS_NAMESPACE);
+  const stores = shared ? await openSharedStores(config, clock, TEST_MODE_REDIS_NAMESPACE) : memoryStores(clock);
   life.resource('test mode shared stores', () => stores.close());
   // On PGlite one connection: the request path and the projector share the index.
-  const searchIndex = await openSearchIndex({ ...config, MEILI_INDEX: testModeSearchIndex(config.MEILI_INDEX) }, database.db);
+  const searchIndex = shared
+    ? await openSearchIndex({ ...config, MEILI_INDEX: testModeSearchIndex(config.MEILI_INDEX) }, database.db)
+    : new PostgresSearchIndex(database.db);
   const searchIndexWriter =
     searchIndex.name === 'postgres' && database.maintenance !== database.db ? new PostgresSearchIndex(database.maintenance) : searchIndex;
   // The first test call finds the fixture corpus indexed; the graph's projector then resumes from here.
@@ -113,6 +115,7 @@ export async function openTestModeAdapters(
       DATA_DIR: root,
       PUBLIC_BASE_URL: `${base.origin}${TEST_MODE_PATH}${base.pathname}`,
       DOCUMENT_URL_SECRET: config.DOCUMENT_URL_SECRET && testModeSecret(config.DOCUMENT_URL_SECRET),
+      S3_BUCKET: shared ? config.S3_BUCKET : undefined,
       S3_KEY_PREFIX: TEST_MODE_S3_PREFIX,
     },
     clock,
