@@ -9,11 +9,14 @@
  *
  * The keys themselves, their accounts and their standing stay live: a test key is a key of
  * a live account, authenticated, limited and revocable like any other, by the live key
- * gate. Built on the first test call (a few seconds), so a service nobody tests against
- * pays nothing for it; its background tasks and workers then run in this process until
- * the service stops.
+ * gate. On shared stores (DATABASE_URL) every instance serves the same test environment and
+ * builds its part of it as it starts (`start`), so no test call waits for it; on the
+ * embedded default it is built on the first test call (a few seconds), so a service nobody
+ * tests against pays nothing for it. Its background tasks and workers then run in this
+ * process until the service stops.
  */
 import type { Context } from 'hono';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import type { Principal } from './application/access/key-authenticator.ts';
 import { billingAccountOf, type CreditsService } from './application/credits/credits-service.ts';
@@ -42,12 +45,18 @@ export interface TestModeOptions {
 }
 
 export interface TestMode {
-  /** The app that answers test keys, built on the first call. */
+  /** Starts building test mode in the background, if nothing has yet. */
+  start(): void;
+  /** The app that answers test keys, building it if nothing has started to. */
   app(): Promise<App>;
   close(): Promise<void>;
 }
 
-/** Grants each billing account its opening test balance once: this process owns the test ledger. */
+/**
+ * Grants each billing account its opening test balance once. The check and the grant run in
+ * one ledger transaction under the account's lock, so two instances opening one account at
+ * once grant once; the map only spares this instance the round trip afterwards.
+ */
 class TestBalances {
   readonly #opened = new Map<string, Promise<void>>();
 
@@ -66,11 +75,19 @@ class TestBalances {
   }
 
   async #open(account: string): Promise<void> {
-    const { balance, reserved } = await this.credits.balance(account);
-    // A balance or hold means this account's test ledger was opened before this process started.
-    if (balance !== 0 || reserved !== 0) return;
-    const granted = await this.credits.grant(account, { amount: TEST_MODE_CREDITS, source: 'grant', note: 'test mode opening balance' });
-    if (!granted.ok) throw new Error(`test mode balance not opened: ${granted.error.tag}`);
+    await this.credits.transaction(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`test-mode-opening:${account}`}))`.execute(trx);
+      const { balance, reserved } = await this.credits.balance(account, trx);
+      // A balance or hold means this account's test ledger was opened before (by this instance or another).
+      if (balance !== 0 || reserved !== 0) return;
+      const granted = await this.credits.grant(
+        account,
+        { amount: TEST_MODE_CREDITS, source: 'grant', note: 'test mode opening balance' },
+        {},
+        trx,
+      );
+      if (!granted.ok) throw new Error(`test mode balance not opened: ${granted.error.tag}`);
+    });
   }
 }
 
@@ -81,15 +98,18 @@ interface Built {
 
 export function testMode(options: TestModeOptions): TestMode {
   let building: Promise<Built> | undefined;
+  const started = () =>
+    (building ??= build(options).catch((err: unknown) => {
+      // The next test call tries again; until then each one answers 502.
+      building = undefined;
+      throw err;
+    }));
   return {
-    app: async () => {
-      building ??= build(options).catch((err: unknown) => {
-        // The next test call tries again; until then each one answers 502.
-        building = undefined;
-        throw err;
-      });
-      return (await building).app;
+    start: () => {
+      // Logged in build; a test call meanwhile is answered "retry shortly".
+      started().catch(() => undefined);
     },
+    app: async () => (await started()).app,
     close: async () => {
       const built = await building?.catch(() => undefined);
       await built?.close();
@@ -112,12 +132,14 @@ async function build(options: TestModeOptions): Promise<Built> {
     life.start();
     // Test mode has no worker apart: its workers always run in this process.
     adapters.workflowRuntime.startWorkers(graph.activities);
+    // The fixtures' documents are stored before the first test call: test mode's answers do not change as it warms.
     await graph.warmUp();
     const balances = new TestBalances(graph.application.credits);
     const app = createApp(testModeDeps(options.live, graph, (principal) => balances.ensure(principal)));
     logger.info({ ms: Date.now() - started }, 'test mode ready');
     return { app, close };
   } catch (err) {
+    logger.error({ err, ms: Date.now() - started }, 'test mode could not start: test calls answer 502 until one builds it');
     await close();
     throw err;
   }

@@ -48,6 +48,15 @@ function bufferedStdout(): pino.DestinationStream {
   return pino.destination({ dest: 1, sync: false, minLength: 4096, periodicFlush: 1000 });
 }
 
+/** On shared stores test mode is built at start: a test call before it is ready is told to retry at once. */
+const TEST_MODE_STARTING_WAIT_MS = 2_000;
+
+/**
+ * On the embedded default the first test call builds test mode (a PGlite, its fixtures): it
+ * waits for it, but answers "retry shortly" before a client's usual 30 s timeout.
+ */
+const TEST_MODE_FIRST_BUILD_WAIT_MS = 20_000;
+
 export async function composeService(
   config: Config,
   options: { socketAddress: (c: Context<AppEnv>) => string; clock?: Clock; logger?: Logger },
@@ -68,6 +77,7 @@ export async function composeService(
     ...graph.appDeps,
     testMode: tests && {
       app: () => tests.app(),
+      readyWithinMs: config.DATABASE_URL ? TEST_MODE_STARTING_WAIT_MS : TEST_MODE_FIRST_BUILD_WAIT_MS,
       isTestKey: (key) => graph.application.codec.modeOf(key) === 'test',
       linkPrefix: TEST_MODE_PATH,
     },
@@ -77,6 +87,8 @@ export async function composeService(
     logger,
     startBackground: async () => {
       life.start();
+      // On shared stores every instance serves test keys from the same stores: ready before the first test call.
+      if (config.DATABASE_URL) tests?.start();
       if (graph.runWorker) adapters.workflowRuntime.startWorkers(graph.activities);
       await graph.warmUp();
     },

@@ -71,6 +71,11 @@ const schema = z.object({
     .enum(['true', 'false'])
     .default('true')
     .transform((v) => v === 'true'),
+  /**
+   * Test mode's own database when DATABASE_URL is set. Unset: a database named after the live
+   * one with `_test_mode` appended, on the same server, created on first start if missing.
+   */
+  TEST_MODE_DATABASE_URL: optionalUrl,
   API_BASE_PATH: z
     .string()
     .regex(/^\/[A-Za-z0-9/_-]*[A-Za-z0-9_-]$/, 'API_BASE_PATH must start with / and not end with /')

@@ -89,15 +89,22 @@ export function memoryStores(clock: Clock): SharedStores {
   };
 }
 
-/** Cache, rate limits and distinct counters: in process, or in Redis when REDIS_URL is set. */
-async function openSharedStores(config: Config, clock: Clock): Promise<SharedStores> {
+/**
+ * Cache, rate limits and distinct counters: in process, or in Redis when REDIS_URL is set,
+ * under keys starting with `namespace` (test mode's own, so its counts never meet the live ones).
+ */
+export async function openSharedStores(
+  config: Pick<Config, 'REDIS_URL'>,
+  clock: Clock,
+  namespace = 'court-records:',
+): Promise<SharedStores> {
   if (!config.REDIS_URL) return memoryStores(clock);
   const redis = await connectRedis(config.REDIS_URL);
-  const cache: Cache = new RedisCache(redis);
+  const cache: Cache = new RedisCache(redis, namespace);
   return {
     cache,
-    limiter: new RedisRateLimiter(redis, clock),
-    distinctKeys: new RedisDistinctCounter(redis),
+    limiter: new RedisRateLimiter(redis, clock, `${namespace}rl:`),
+    distinctKeys: new RedisDistinctCounter(redis, `${namespace}dc:`),
     probe: { name: 'cache', hard: false, backend: 'redis', check: (signal) => cache.ping(signal) },
     close: async () => {
       await redis.close();

@@ -3,30 +3,42 @@
  * mode is the live service over other stores, not a second wiring. This is the one place
  * that says where test mode keeps what it holds and what it shares with the live service.
  *
- * Its own: a PGlite in DATA_DIR/test-mode (migrated, holding the fixture corpus
- * TEST_MODE_SOURCES read from CORPUS_DIR, indexed before the first test call), in-process
- * cache and limits, PostgreSQL keyword search and vectors over that database, documents
- * under /test-mode/ signed with a secret of its own, and deterministic work: the local
- * extractive analyser and context reader (never an LLM, whatever LLM_URL says), no remote
- * document fetch, live fetches answered by the fixture portal (the High Court fixtures).
+ * Its own stores follow the live ones, so that where the live service is shared by several
+ * instances, so is test mode, and every instance answers a test key from the same records:
+ * - with DATABASE_URL, a PostgreSQL database of its own on the same server
+ *   (TEST_MODE_DATABASE_URL, else the live database's name with `_test_mode`, created if
+ *   missing): its advisory locks, migrations, projector checkpoints and ledger never meet
+ *   the live ones; migrated under the migration lock and given its fixture corpus under a
+ *   lock of its own, so several instances starting at once do each once. Without it, a
+ *   PGlite in DATA_DIR/test-mode, which only this process can hold (the embedded default).
+ * - with DATABASE_URL and MEILI_URL, the index `<MEILI_INDEX>-test-mode`; else PostgreSQL
+ *   keyword search over its database.
+ * - with DATABASE_URL and REDIS_URL, cache, rate limits and distinct counters under
+ *   `court-records-test:`; else in process.
+ * - with DATABASE_URL and S3_BUCKET, documents under `test-mode/` in the live bucket; else
+ *   under DATA_DIR/test-mode, linked under /test-mode/ and signed with a secret of its own
+ *   (derived from DOCUMENT_URL_SECRET when set, so every instance honours another's links).
+ * - deterministic work: the local extractive analyser and context reader (never an LLM,
+ *   whatever LLM_URL says), no remote document fetch, live fetches answered by the fixture
+ *   portal (the High Court fixtures).
  *
  * The live service's: the embedding model (stateless), the engine connection (its workflows
- * on test mode's queues with `test-` ids, on workers in this process), the analytics store
- * (its audit rows in a table of their own: one embedded ClickHouse per process), and the
- * live database as where its facts become webhook deliveries, to the account's test
- * endpoints, sent by the live dispatcher and workers.
+ * on test mode's queues with `test-` ids, on workers in every instance), the analytics store
+ * (its audit rows in a table of their own), and the live database as where its facts become
+ * webhook deliveries, to the account's test endpoints, sent by the live dispatcher and workers.
  */
+import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
+import { sql } from 'kysely';
 import type { Logger } from 'pino';
 import { FixtureCourtPortal, PORTAL_FIXTURES } from '../adapters/court-portal/fixture-portal.ts';
-import { loadOrCreateSecret } from '../adapters/crypto/local-secret.ts';
 import { LocalContextAdjudicator } from '../adapters/llm/local-adjudicator.ts';
 import { LocalExtractiveAnalyser } from '../adapters/llm/local-extractive-analyser.ts';
 import { PromMetrics } from '../adapters/metrics/prom-metrics.ts';
 import { PostgresSearchIndex } from '../adapters/postgres/search-index.ts';
 import { PostgresVectorIndex, vectorStoreAvailable } from '../adapters/postgres/vector-index.ts';
-import { DocumentLinkSigner } from '../adapters/storage/document-link-signer.ts';
-import { LocalDocumentStorage } from '../adapters/storage/local-document-storage.ts';
+import { openSearchIndex } from '../adapters/search/open-search-index.ts';
+import { openDocumentStorage } from '../adapters/storage/open-document-storage.ts';
 import { TemporalAnalysisWorkflows } from '../adapters/temporal/analysis-workflows.ts';
 import { TemporalTimelineWorkflows } from '../adapters/temporal/timeline-workflows.ts';
 import { noCourtPortal, workersOn, type WorkflowRuntime } from '../compose-workflows.ts';
@@ -36,15 +48,17 @@ import { ecourtsHcSource } from '../corpus/sources/ecourts-hc.ts';
 import { scIk50Source } from '../corpus/sources/sc-ik50.ts';
 import { scInAbsSource } from '../corpus/sources/sc-inabs.ts';
 import { migrate } from '../db/migrate.ts';
-import { openPglite } from '../db/open.ts';
+import type { Db } from '../db/database.ts';
+import { openPglite, openPostgres, type OpenedDatabase } from '../db/open.ts';
 import { unavailableAnalysisWorkflows } from '../ports/analysis-workflows.ts';
 import type { Clock } from '../ports/clock.ts';
 import { unavailableTimelineWorkflows } from '../ports/timeline-workflows.ts';
 import { unavailableWebhookWorkflows } from '../ports/webhooks.ts';
 import { AUDIT_TABLES } from '../projections/audit-to-clickhouse.ts';
+import { holding } from '../projections/case-change-feed.ts';
 import { SearchIndexProjector } from '../projections/search-index-projector.ts';
 import { TEST_MODE_WORKFLOWS } from '../../workflows/task-queues.ts';
-import { memoryStores, type Adapters } from './adapters.ts';
+import { memoryStores, openSharedStores, type Adapters } from './adapters.ts';
 import type { Lifecycle } from './lifecycle.ts';
 
 /** The fixture corpus: small, fixed files of real records (Supreme Court judgments with text, High Court case status). */
@@ -69,41 +83,60 @@ export async function openTestModeAdapters(
   const { clock, logger, life } = options;
   const now = () => clock.now();
   const root = join(config.DATA_DIR, 'test-mode');
-  const database = await openPglite(root, 'test mode');
+  // On shared stores every store follows the live service's choice; on the embedded default all stay in this process.
+  const shared = config.DATABASE_URL !== undefined;
+  const database = shared ? await openTestModeDatabase(config, live.database.maintenance) : await openPglite(root, 'test mode');
   life.resource('test mode database', () => database.close());
   await migrate(database.maintenance);
-  if (config.CORPUS_DIR) await ingestCorpus({ db: database.maintenance, corpusDir: config.CORPUS_DIR, now, sources: TEST_MODE_SOURCES });
+  const corpusDir = config.CORPUS_DIR;
+  if (corpusDir)
+    // Idempotent, and one instance at a time: the others then find every fixture stored and write nothing.
+    await holding(database.maintenance, database.kind, FIXTURE_INGEST_LOCK, async () => {
+      await ingestCorpus({ db: database.maintenance, corpusDir, now, sources: TEST_MODE_SOURCES });
+    });
   else logger.warn('test mode: no CORPUS_DIR, so its fixture corpus is empty');
-  // One PGlite connection: the request path and the projector share the index.
-  const searchIndex = new PostgresSearchIndex(database.db);
+  const stores = shared ? await openSharedStores(config, clock, TEST_MODE_REDIS_NAMESPACE) : memoryStores(clock);
+  life.resource('test mode shared stores', () => stores.close());
+  // On PGlite one connection: the request path and the projector share the index.
+  const searchIndex = shared
+    ? await openSearchIndex({ ...config, MEILI_INDEX: testModeSearchIndex(config.MEILI_INDEX) }, database.db)
+    : new PostgresSearchIndex(database.db);
+  const searchIndexWriter =
+    searchIndex.name === 'postgres' && database.maintenance !== database.db ? new PostgresSearchIndex(database.maintenance) : searchIndex;
   // The first test call finds the fixture corpus indexed; the graph's projector then resumes from here.
-  await new SearchIndexProjector(database.maintenance, searchIndex, { kind: database.kind, now }).catchUp();
+  await new SearchIndexProjector(database.maintenance, searchIndexWriter, { kind: database.kind, now }).catchUp();
   const vectorsAvailable = await vectorStoreAvailable(database.db);
   if (vectorsAvailable)
     await new PostgresVectorIndex(database.maintenance, { model: live.embedder.model, dimensions: live.embedder.dimensions }).prepare();
   const base = new URL(publicBaseUrl(config));
-  const signer = new DocumentLinkSigner(loadOrCreateSecret(join(root, 'secrets', 'document-url-secret')), clock);
-  const storage = new LocalDocumentStorage({
-    root: join(root, 'documents'),
-    publicBaseUrl: `${base.origin}${TEST_MODE_PATH}${base.pathname}`,
-    signer,
-  });
+  const documents = openDocumentStorage(
+    {
+      ...config,
+      DATA_DIR: root,
+      PUBLIC_BASE_URL: `${base.origin}${TEST_MODE_PATH}${base.pathname}`,
+      DOCUMENT_URL_SECRET: config.DOCUMENT_URL_SECRET && testModeSecret(config.DOCUMENT_URL_SECRET),
+      S3_BUCKET: shared ? config.S3_BUCKET : undefined,
+      S3_KEY_PREFIX: TEST_MODE_S3_PREFIX,
+    },
+    clock,
+  );
+  life.resource('test mode document storage', () => documents.close());
   const workflowRuntime = testModeWorkflows(live.workflowRuntime, config, logger);
   life.resource('test mode workers', () => workflowRuntime.close());
   return {
     database,
     // Counted apart, and scraped by nobody: test calls are not the service's traffic.
     metrics: new PromMetrics(),
-    stores: memoryStores(clock),
+    stores,
     analytics: live.analytics,
     keyHashSecret: live.keyHashSecret,
     adminToken: live.adminToken,
     searchIndex,
-    searchIndexWriter: searchIndex,
+    searchIndexWriter,
     parties: searchIndex,
     embedder: live.embedder,
     vectorsAvailable,
-    documents: { storage, links: signer, close: () => undefined },
+    documents,
     payloadCodec: live.payloadCodec,
     workflowRuntime,
     choices: {
@@ -117,6 +150,71 @@ export async function openTestModeAdapters(
       autoIngest: false,
     },
   };
+}
+
+/** The session lock test mode's fixture ingest runs under, in test mode's database. */
+const FIXTURE_INGEST_LOCK = 'test-mode-fixture-ingest';
+
+/** Test mode's keys in the live Redis. */
+export const TEST_MODE_REDIS_NAMESPACE = 'court-records-test:';
+
+/** Test mode's objects in the live bucket. */
+export const TEST_MODE_S3_PREFIX = 'test-mode/';
+
+/** Test mode's Meilisearch index, beside the live one (MEILI_INDEX). */
+function testModeSearchIndex(liveIndex: string): string {
+  return `${liveIndex}-test-mode`;
+}
+
+/** Test mode's link secret: every instance derives the same one, and it never signs a live link. */
+function testModeSecret(documentUrlSecret: string): string {
+  return createHmac('sha256', documentUrlSecret).update('test mode document links').digest('hex');
+}
+
+/**
+ * Test mode's database: TEST_MODE_DATABASE_URL, else the live database's name with
+ * `_test_mode` on the same server, created through the live connection if it is missing.
+ * Smaller pools than the live ones: test traffic is light.
+ */
+async function openTestModeDatabase(config: Config, live: Db): Promise<OpenedDatabase> {
+  const url = config.TEST_MODE_DATABASE_URL ?? (await ensureTestModeDatabase(config.DATABASE_URL ?? '', live));
+  return openPostgres(url, {
+    max: TEST_MODE_CONNECTIONS,
+    maintenanceMax: TEST_MODE_CONNECTIONS,
+    statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+  });
+}
+
+const TEST_MODE_CONNECTIONS = 4;
+
+/** PostgreSQL keeps 63 bytes of a name. */
+const MAX_DATABASE_NAME = 63;
+
+/** The URL of test mode's database beside the live one at `liveUrl`. */
+export function testModeDatabaseUrl(liveUrl: string): string {
+  const url = new URL(liveUrl);
+  const live = decodeURIComponent(url.pathname.slice(1)) || decodeURIComponent(url.username) || 'postgres';
+  const name = `${live}_test_mode`;
+  if (!/^[A-Za-z0-9_]+$/.test(name) || name.length > MAX_DATABASE_NAME)
+    throw new Error(`test mode cannot name a database after "${live}": set TEST_MODE_DATABASE_URL`);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+async function ensureTestModeDatabase(liveUrl: string, live: Db): Promise<string> {
+  const url = testModeDatabaseUrl(liveUrl);
+  const name = new URL(url).pathname.slice(1);
+  const found = await sql<{ one: number }>`select 1 as one from pg_database where datname = ${name}`.execute(live);
+  if (found.rows.length > 0) return url;
+  try {
+    // The name was checked to be a plain identifier above.
+    await sql.raw(`create database "${name}"`).execute(live);
+  } catch (err) {
+    // Another instance created it meanwhile: 42P04 duplicate_database, or 23505 from the catalogue's unique index.
+    const code = (err as { code?: unknown }).code;
+    if (code !== '42P04' && code !== '23505') throw err;
+  }
+  return url;
 }
 
 /**

@@ -81,9 +81,13 @@ function postgresKysely(url: string, max: number, statementTimeoutMs: number | u
   return new Kysely<Database>({ dialect: new PostgresJSDialectRepaired({ postgres: sql }, (options) => sql.end(options)), plugins });
 }
 
-export async function openPostgres(url: string, options: { max?: number; statementTimeoutMs?: number } = {}): Promise<OpenedDatabase> {
+export async function openPostgres(
+  url: string,
+  options: { max?: number; maintenanceMax?: number; statementTimeoutMs?: number } = {},
+): Promise<OpenedDatabase> {
   const db = postgresKysely(url, options.max ?? 10, options.statementTimeoutMs);
-  const maintenance = options.statementTimeoutMs === undefined ? db : postgresKysely(url, MAINTENANCE_CONNECTIONS, undefined);
+  const maintenance =
+    options.statementTimeoutMs === undefined ? db : postgresKysely(url, options.maintenanceMax ?? MAINTENANCE_CONNECTIONS, undefined);
   return {
     db,
     maintenance,

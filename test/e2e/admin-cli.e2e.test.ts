@@ -151,6 +151,8 @@ describe('court-records admin against the service on PostgreSQL without ADMIN_TO
     await service.stop();
     const root = postgres(adminUrl as string, { max: 1, onnotice: () => undefined });
     await root.unsafe(`drop database if exists ${name} with (force)`);
+    // Test mode's database beside it, which the service creates (composition/test-mode-adapters.ts).
+    await root.unsafe(`drop database if exists ${name}_test_mode with (force)`);
     await root.end();
   });
 

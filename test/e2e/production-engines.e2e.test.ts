@@ -69,6 +69,8 @@ describe('the service on PostgreSQL + pgvector, Redis and Meilisearch', { skip: 
       await dropIndexes(meili.url, meili.apiKey, meiliIndex);
       await sql.end();
       await admin.unsafe(`drop database if exists ${name} with (force)`);
+      // Test mode's database beside it, which the service creates (composition/test-mode-adapters.ts).
+      await admin.unsafe(`drop database if exists ${name}_test_mode with (force)`);
       await admin.end();
       await meili.close();
     };

@@ -83,6 +83,15 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
     assert.equal(issued.body.data.mode, 'test');
     testKey = String(issued.body.data.fullKey);
     assert.match(testKey, /^crk_test-/);
+    // The first test call builds test mode; while it is starting a call is told when to retry, nothing charged.
+    let probe = await call(testKey, 'GET', '/me');
+    for (let i = 0; i < 120 && probe.res.status === 502; i += 1) {
+      const retryAfter = Number(probe.res.headers.get('retry-after'));
+      assert.ok(retryAfter > 0, JSON.stringify(probe.body));
+      await new Promise((r) => setTimeout(r, retryAfter * 1_000));
+      probe = await call(testKey, 'GET', '/me');
+    }
+    assert.equal(probe.res.status, 200, JSON.stringify(probe.body));
     // The live corpus is indexed after /health answers: wait until it answers a search.
     for (let i = 0; i < 180 && ids((await search(liveKey, 'appeal')).body).length === 0; i += 1)
       await new Promise((r) => setTimeout(r, 1_000));

@@ -288,6 +288,29 @@ describe(
       assert.equal((await res.arrayBuffer()).byteLength, 100);
     });
 
+    it('keeps a prefixed storage (test mode’s) apart from the unprefixed one in the same bucket', async () => {
+      const prefixed = new S3DocumentStorage({
+        bucket,
+        region: 'us-east-1',
+        endpoint,
+        forcePathStyle: true,
+        credentials,
+        keyPrefix: 'test-mode/',
+      });
+      try {
+        const key = judgmentKey('sc-ik-prefixed');
+        await prefixed.put(key, pdfBytes.subarray(0, 50), 'application/pdf');
+        assert.equal(await prefixed.exists(key), true);
+        assert.equal(await storage.exists(key), false, 'the unprefixed storage does not see it');
+        assert.equal((await storage.get(`test-mode/${key}`))?.byteLength, 50, 'stored under the prefix');
+        const url = new URL(await prefixed.signedUrl(key));
+        assert.equal(url.pathname, `/${bucket}/test-mode/judgments/sc-ik-prefixed.pdf`);
+        assert.equal((await (await fetch(url)).arrayBuffer()).byteLength, 50);
+      } finally {
+        prefixed.close();
+      }
+    });
+
     it('fails the ping for a bucket that does not exist', async () => {
       const missing = new S3DocumentStorage({ bucket: 'no-such-bucket', region: 'us-east-1', endpoint, forcePathStyle: true, credentials });
       await assert.rejects(missing.ping(AbortSignal.timeout(5000)));

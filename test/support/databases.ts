@@ -34,6 +34,8 @@ async function freshPostgres(admin: string): Promise<TestDatabase> {
       await opened.close();
       const cleanup = postgres(admin, { max: 1, onnotice: () => undefined });
       await cleanup.unsafe(`drop database if exists ${name} with (force)`);
+      // Test mode's database beside it, which a service over this one creates (composition/test-mode-adapters.ts).
+      await cleanup.unsafe(`drop database if exists ${name}_test_mode with (force)`);
       await cleanup.end();
     },
   };

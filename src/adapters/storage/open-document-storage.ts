@@ -23,6 +23,8 @@ export interface DocumentStorageSettings {
   readonly S3_FORCE_PATH_STYLE?: boolean | undefined;
   readonly S3_ACCESS_KEY_ID?: string | undefined;
   readonly S3_SECRET_ACCESS_KEY?: string | undefined;
+  /** Put before every object key in the bucket; unset: none (the live service's). */
+  readonly S3_KEY_PREFIX?: string | undefined;
 }
 
 export interface OpenedDocumentStorage {
@@ -44,6 +46,7 @@ export function openDocumentStorage(settings: DocumentStorageSettings, clock: Cl
       ...(settings.S3_ENDPOINT ? { endpoint: settings.S3_ENDPOINT } : {}),
       forcePathStyle: settings.S3_FORCE_PATH_STYLE ?? false,
       ...(accessKeyId && secretAccessKey ? { credentials: { accessKeyId, secretAccessKey } } : {}),
+      ...(settings.S3_KEY_PREFIX ? { keyPrefix: settings.S3_KEY_PREFIX } : {}),
     });
     return { storage, links: null, close: () => storage.close() };
   }

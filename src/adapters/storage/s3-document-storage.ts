@@ -25,6 +25,8 @@ export interface S3DocumentStorageOptions {
   readonly forcePathStyle?: boolean;
   /** Unset means the SDK's default chain (environment, profile, instance role). */
   readonly credentials?: { readonly accessKeyId: string; readonly secretAccessKey: string };
+  /** Put before every key: test mode keeps its documents under its own prefix of the live bucket. */
+  readonly keyPrefix?: string;
 }
 
 function isNotFound(error: unknown): boolean {
@@ -39,9 +41,11 @@ export class S3DocumentStorage implements DocumentStorage {
   readonly backend = 's3';
   private readonly client: S3Client;
   private readonly bucket: string;
+  private readonly prefix: string;
 
   constructor(options: S3DocumentStorageOptions) {
     this.bucket = options.bucket;
+    this.prefix = options.keyPrefix ?? '';
     this.client = new S3Client({
       region: options.region,
       ...(options.endpoint ? { endpoint: options.endpoint } : {}),
@@ -51,12 +55,12 @@ export class S3DocumentStorage implements DocumentStorage {
   }
 
   async put(key: string, bytes: Uint8Array, contentType: string): Promise<void> {
-    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: key, Body: bytes, ContentType: contentType }));
+    await this.client.send(new PutObjectCommand({ Bucket: this.bucket, Key: this.prefix + key, Body: bytes, ContentType: contentType }));
   }
 
   async get(key: string): Promise<Uint8Array | null> {
     try {
-      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: key }));
+      const object = await this.client.send(new GetObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
       return object.Body ? await object.Body.transformToByteArray() : new Uint8Array();
     } catch (error) {
       if (isNotFound(error)) return null;
@@ -66,7 +70,7 @@ export class S3DocumentStorage implements DocumentStorage {
 
   async exists(key: string): Promise<boolean> {
     try {
-      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: key }));
+      await this.client.send(new HeadObjectCommand({ Bucket: this.bucket, Key: this.prefix + key }));
       return true;
     } catch (error) {
       if (isNotFound(error)) return false;
@@ -78,7 +82,7 @@ export class S3DocumentStorage implements DocumentStorage {
     const name = key.slice(key.lastIndexOf('/') + 1).replace(/[^A-Za-z0-9._-]/g, '_');
     const command = new GetObjectCommand({
       Bucket: this.bucket,
-      Key: key,
+      Key: this.prefix + key,
       ResponseContentDisposition: `inline; filename="${name}"`,
     });
     return getSignedUrl(this.client, command, { expiresIn: ttlSeconds });
