@@ -85,7 +85,11 @@ const SCALAR_BUNDLE = new URL('../../node_modules/@scalar/api-reference/dist/bro
  * turn within this, and a hold that lapsed waits at most this long to come back.
  */
 const CREDIT_SWEEP_INTERVAL_MS = 30_000;
-/** The session advisory lock one sweeping instance holds (db/session-lock.ts): it dies with its connection. */
+/**
+ * The session advisory lock one sweeping instance holds (db/session-lock.ts): it dies with its
+ * connection. Taken on the request pool, not the maintenance pool, whose connections the
+ * projectors' locks and batches already fill; a lock's connection runs no statement while held.
+ */
 const CREDIT_SWEEP_LOCK = 'credit-expiry-sweep';
 
 /** Held by the instance running the first-start ingest; it dies with its connection, and the store is then no longer empty or is ingested by the next start. */
@@ -132,8 +136,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
     intervalMs: CREDIT_SWEEP_INTERVAL_MS,
-    oneAtATime: (sweep) =>
-      underSessionLock<SweepReport | 'busy'>(database.maintenance, database.kind, CREDIT_SWEEP_LOCK, false, sweep, 'busy'),
+    oneAtATime: (sweep) => underSessionLock<SweepReport | 'busy'>(database.db, database.kind, CREDIT_SWEEP_LOCK, false, sweep, 'busy'),
     onSwept: (report) => logger.info(report, 'expired credits recorded, lapsed holds released'),
     onError: (err) => logger.warn({ err }, 'credit expiry sweep failed; will retry'),
   });
@@ -443,7 +446,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       // Instances starting together on an empty store: one ingests, the others skip (they find it held).
       if (choices.autoIngest && corpusDir)
         await underSessionLock(
-          database.maintenance,
+          database.db,
           database.kind,
           FIRST_START_INGEST_LOCK,
           false,
