@@ -8,13 +8,13 @@
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Worker } from '@temporalio/worker';
 import { loadOrCreateSecret } from './adapters/crypto/local-secret.ts';
 import { HttpRemoteDocuments } from './adapters/http/remote-document-fetcher.ts';
 import { openCaseAnalyser } from './adapters/llm/open-case-analyser.ts';
 import { pdfText } from './adapters/pdf/pdf-text.ts';
 import { TemporalAnalysisWorkflows } from './adapters/temporal/analysis-workflows.ts';
-import { bundleWorkflows, createWorker, stopWorker } from './adapters/temporal/workers.ts';
+import { bundleWorkflows, createWorker } from './adapters/temporal/workers.ts';
+import { Supervisor, type SupervisedUnit } from './scheduling/supervisor.ts';
 import { createPayloadCodec, dataConverterFor, deriveDevKeyring, parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { openTemporal, type TemporalRuntime } from './adapters/temporal/temporal-runtime.ts';
 import { temporalCliOf, type TemporalCli } from './adapters/temporal/temporal-cli.ts';
@@ -223,7 +223,17 @@ export async function openWorkflowRuntime(
         check: (signal) => runtime.engineProbe(signal),
         ...(runtime.cli ? { source: `temporal CLI: ${runtime.cli.source}` } : {}),
       },
-      { name: 'workers', hard: false, backend, check: (signal) => runtime.workersProbe(Object.values(TASK_QUEUES), signal) },
+      {
+        name: 'workers',
+        hard: false,
+        backend,
+        check: async (signal) => {
+          // This process's own workers first: the engine remembers a dead worker's last poll for a while.
+          const down = workers.down();
+          if (down.length > 0) throw new Error(`this process's worker for ${down.join(', ')} is down and being restarted`);
+          await runtime.workersProbe(Object.values(TASK_QUEUES), signal);
+        },
+      },
     ],
     startWorkers: (adapters) => workers.start(adapters),
     close: async () => {
@@ -255,15 +265,38 @@ export interface WorkerChoices {
 export interface Workers {
   /** Starts the workers over `adapters` (the services the graph's dispatchers use too); each runs until stopped. */
   start(adapters: ActivityAdapters): void;
+  /** The task queues whose worker in this process is not running now (restarting, or never came up). */
+  down(): readonly string[];
   /** Stops them side by side (each may wait out its bound on an engine that does not answer); false when one did not stop in it. */
   stop(): Promise<boolean>;
 }
 
-/** The one way a process starts its workers: the API's, the worker's apart and test mode's. */
+/**
+ * How long a worker waits before it is created again after it could not be created or its
+ * run ended by itself: an engine blip (the dev server restarted, a cluster node failing over)
+ * is back within the first few seconds; an engine that stays away is tried every 30 s, so a
+ * worker is back within 30 s of its engine and the log does not fill meanwhile.
+ */
+export const WORKER_RESTART_BACKOFF_MS = [1_000, 2_000, 5_000, 10_000, 30_000] as const;
+/** A worker that ran this long had recovered: its next failure starts the backoff over. */
+const WORKER_HEALTHY_AFTER_MS = 60_000;
+/** How long the check that the engine answers, before a worker is created, may take. */
+const ENGINE_CHECK_MS = 5_000;
+/** How long a worker's shutdown may wait for the engine before the process closes under it. */
+const WORKER_STOP_BOUND_MS = 5_000;
+
+/**
+ * The one way a process starts its workers: the API's, the worker's apart and test mode's.
+ * Each worker is supervised (scheduling/supervisor.ts): one that cannot be created (the
+ * engine is unreachable) or whose run ends by itself (a fatal error) is created again with
+ * backoff, and `down` names those not running meanwhile, which the workers health probe
+ * reports. Restarting in the process rather than exiting keeps an API with an embedded
+ * worker serving the many routes that need no engine while the engine is away.
+ */
 export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Workers {
   const { runtime, dataConverter } = engine;
   const { queues, config, logger } = choices;
-  const started: { worker: Worker | undefined; running: Promise<unknown> }[] = [];
+  const supervised: { taskQueue: string; supervisor: Supervisor }[] = [];
   const run = (
     bundle: ReturnType<typeof bundleWorkflows>,
     name: string,
@@ -272,22 +305,32 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
     detail: Record<string, unknown>,
     maxConcurrentActivities?: number,
   ) => {
-    const entry: { worker: Worker | undefined; running: Promise<unknown> } = { worker: undefined, running: Promise.resolve() };
-    entry.running = bundle
-      .then((code) =>
-        createWorker(runtime, taskQueue, activities, {
-          dataConverter,
-          bundle: code,
-          ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
-        }),
-      )
-      .then((created) => {
-        entry.worker = created;
-        logger.info({ taskQueue, ...detail }, `${name} worker running`);
-        return created.run();
-      })
-      .catch((err: unknown) => logger.error({ err, taskQueue }, `${name} worker stopped`));
-    started.push(entry);
+    const create = async (): Promise<SupervisedUnit> => {
+      // A Worker.create refused by an unreachable engine leaves its registration in the SDK's
+      // runtime: later creates for the queue are refused and the process cannot exit. So first
+      // ask whether the engine answers.
+      await runtime.engineProbe(AbortSignal.timeout(ENGINE_CHECK_MS));
+      const worker = await createWorker(runtime, taskQueue, activities, {
+        dataConverter,
+        bundle: await bundle,
+        ...(maxConcurrentActivities === undefined ? {} : { maxConcurrentActivities }),
+      });
+      return {
+        run: () => worker.run(),
+        shutdown: () => {
+          if (worker.getState() === 'RUNNING') worker.shutdown();
+        },
+      };
+    };
+    const supervisor = new Supervisor(create, {
+      backoffMs: WORKER_RESTART_BACKOFF_MS,
+      healthyAfterMs: WORKER_HEALTHY_AFTER_MS,
+      now: () => Date.now(),
+      onUp: (restarts) => logger.info({ taskQueue, restarts, ...detail }, `${name} worker running`),
+      onDown: (err, retryInMs) => logger.error({ err, taskQueue, retryInMs }, `${name} worker down; restarting it`),
+    });
+    supervisor.start();
+    supervised.push({ taskQueue, supervisor });
   };
   return {
     start: (adapters) => {
@@ -319,8 +362,9 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
       });
       run(bundle, 'timeline', queues.timeline, timelineActivities, { portal: choices.portalName });
     },
+    down: () => supervised.filter(({ supervisor }) => !supervisor.up).map(({ taskQueue }) => taskQueue),
     stop: async () => {
-      const stopped = await Promise.all(started.map(({ worker, running }) => stopWorker(worker, running)));
+      const stopped = await Promise.all(supervised.map(({ supervisor }) => supervisor.stop(WORKER_STOP_BOUND_MS)));
       return !stopped.includes(false);
     },
   };

@@ -14,7 +14,7 @@ import { FailedAttemptThrottle } from '../application/access/failed-attempt-thro
 import { PostgresVectorIndex } from '../adapters/postgres/vector-index.ts';
 import { PostgresCaseRestrictions } from '../adapters/postgres/case-restrictions.ts';
 import { EmbeddingProjector } from '../projections/embedding-projector.ts';
-import { CreditExpirySweeper } from '../application/credits/expiry-sweeper.ts';
+import { CreditExpirySweeper, type SweepReport } from '../application/credits/expiry-sweeper.ts';
 import { storeJudgmentDocuments } from '../corpus/store-documents.ts';
 import { SearchIndexProjector } from '../projections/search-index-projector.ts';
 import { MeilisearchSearchIndex } from '../adapters/meilisearch/search-index.ts';
@@ -33,6 +33,7 @@ import { meilisearchProbe } from '../adapters/meilisearch/probe.ts';
 import { postgresProbes } from '../adapters/postgres/probes.ts';
 import type { Config } from '../config.ts';
 import { autoIngest } from '../corpus/auto-ingest.ts';
+import { underSessionLock } from '../db/session-lock.ts';
 import { type AppDeps } from '../http/app.ts';
 import { InFlightRequests } from '../http/middleware/in-flight.ts';
 import type { AppEnv } from '../http/env.ts';
@@ -78,6 +79,22 @@ export interface Graph {
 
 const SCALAR_BUNDLE = new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url);
 
+/**
+ * How often each instance offers to sweep credit expiries and lapsed holds. Only one sweeps at
+ * a time (CREDIT_SWEEP_LOCK); a sweeper killed mid-sweep is followed by another instance's
+ * turn within this, and a hold that lapsed waits at most this long to come back.
+ */
+const CREDIT_SWEEP_INTERVAL_MS = 30_000;
+/**
+ * The session advisory lock one sweeping instance holds (db/session-lock.ts): it dies with its
+ * connection. Taken on the request pool, not the maintenance pool, whose connections the
+ * projectors' locks and batches already fill; a lock's connection runs no statement while held.
+ */
+const CREDIT_SWEEP_LOCK = 'credit-expiry-sweep';
+
+/** Held by the instance running the first-start ingest; it dies with its connection, and the store is then no longer empty or is ingested by the next start. */
+const FIRST_START_INGEST_LOCK = 'first-start-ingest';
+
 const named = (name: string, task: Omit<BackgroundTask, 'name'>): BackgroundTask => ({
   name,
   start: () => task.start(),
@@ -118,7 +135,8 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     ...(adapters.readCoverage ? { readCoverage: adapters.readCoverage } : {}),
   });
   const expirySweeper = new CreditExpirySweeper(application.credits, {
-    intervalMs: 60_000,
+    intervalMs: CREDIT_SWEEP_INTERVAL_MS,
+    oneAtATime: (sweep) => underSessionLock<SweepReport | 'busy'>(database.db, database.kind, CREDIT_SWEEP_LOCK, false, sweep, 'busy'),
     onSwept: (report) => logger.info(report, 'expired credits recorded, lapsed holds released'),
     onError: (err) => logger.warn({ err }, 'credit expiry sweep failed; will retry'),
   });
@@ -424,9 +442,19 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
           .reindex()
           .then((cases) => logger.info({ cases }, 'search index rebuilt and swapped in'))
           .catch((err: unknown) => logger.error({ err }, 'search index reindex failed; the previous index keeps serving'));
-      if (choices.autoIngest && config.CORPUS_DIR) {
-        await autoIngest({ db: database.maintenance, corpusDir: config.CORPUS_DIR, clock, logger });
-      }
+      const corpusDir = config.CORPUS_DIR;
+      // Instances starting together on an empty store: one ingests, the others skip (they find it held).
+      if (choices.autoIngest && corpusDir)
+        await underSessionLock(
+          database.db,
+          database.kind,
+          FIRST_START_INGEST_LOCK,
+          false,
+          async () => {
+            await autoIngest({ db: database.maintenance, corpusDir, clock, logger });
+          },
+          undefined,
+        );
       await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: () => clock.now() })
         .then((report) => logger.info({ documents: documents.storage.backend, ...report }, 'judgment documents stored'))
         .catch((err: unknown) => logger.warn({ err }, 'storing judgment documents failed'));

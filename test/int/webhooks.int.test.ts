@@ -20,6 +20,7 @@ import { ENDED_UNSETTLED, WebhookDispatcher } from '../../src/application/webhoo
 import type { App } from '../../src/http/app-types.ts';
 import { jsonb } from '../../src/db/jsonb.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
+import { openPostgres } from '../../src/db/open.ts';
 import { systemClock } from '../../src/ports/clock.ts';
 import { WebhookAddressRefusedError } from '../../src/ports/webhooks.ts';
 import { verifyWebhook, WebhookVerificationError } from '../../sdk/src/webhooks.ts';
@@ -385,6 +386,44 @@ for (const factory of databases) {
       assert.equal(receiver.at('/once').length, 1);
       await call('second', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
     });
+
+    it(
+      'two instances, each projecting and dispatching over its own pool, deliver once per endpoint per event',
+      { skip: factory.name === 'postgres' ? false : 'two pools on one database need PostgreSQL' },
+      async () => {
+        const second = await openPostgres(database.url!, { max: 5 });
+        try {
+          const t2 = buildTestApp({
+            db: second.db,
+            webhookWorkflows: new TemporalWebhookWorkflows(temporal.runtime.client, {
+              attemptTimeoutMs: 5_000,
+              retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 30 },
+            }),
+          });
+          const projector2 = new ProjectorRunner(second.db, eventStoreOf(second.db), t2.webhooks.outbox, { now: () => new Date() });
+          const paths = ['/both-a', '/both-b'];
+          const endpoints = [];
+          for (const path of paths) endpoints.push(await register('first', path, ['analysis.stored']));
+          for (let i = 0; i < 3; i += 1) await analysisEnds('first');
+          // Both instances' timers at once: projectors, then dispatchers.
+          const bothPump = async () => {
+            await Promise.all([projector.catchUp(), projector2.catchUp()]);
+            await Promise.all([t.webhooks.dispatcher.dispatch(), t2.webhooks.dispatcher.dispatch()]);
+          };
+          await eventually('every delivery', () => paths.every((path) => receiver.at(path).length >= 3), bothPump);
+          for (let i = 0; i < 5; i += 1) await bothPump();
+          await new Promise((r) => setTimeout(r, 1_000));
+          for (const path of paths) {
+            const got = receiver.at(path);
+            assert.equal(got.length, 3, `${path}: one delivery per event`);
+            assert.equal(new Set(got.map((g) => g.headers['webhook-id'])).size, 3);
+          }
+          for (const endpoint of endpoints) await call('first', 'DELETE', `/api/settings/webhooks/${endpoint.id}`);
+        } finally {
+          await second.close();
+        }
+      },
+    );
 
     /** Puts a delivery's every timestamp an hour back, past the watchdog's quiet time. */
     async function quietForAnHour(deliveryId: string): Promise<void> {

@@ -7,7 +7,6 @@
 import { fileURLToPath } from 'node:url';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { endsWithin } from '../../scheduling/ends-within.ts';
 import type { TemporalRuntime } from './temporal-runtime.ts';
 
 const WORKFLOWS_PATH = fileURLToPath(new URL('../../../workflows/index.ts', import.meta.url));
@@ -44,17 +43,4 @@ export async function createWorker(
     dataConverter: options.dataConverter,
     maxConcurrentActivityTaskExecutions: options.maxConcurrentActivities ?? 4,
   });
-}
-
-/** How long a worker's shutdown may wait for the engine before the process closes under it. */
-const WORKER_STOP_BOUND_MS = 5_000;
-
-/**
- * Shuts `worker` down and waits for its `running` (its `run()`) to end, for at most
- * WORKER_STOP_BOUND_MS: an engine that does not answer holds a shutdown for half a minute.
- * False when the run had not ended in time.
- */
-export async function stopWorker(worker: Worker | undefined, running: Promise<unknown> | undefined): Promise<boolean> {
-  if (worker?.getState() === 'RUNNING') worker.shutdown();
-  return running ? endsWithin(running, WORKER_STOP_BOUND_MS) : true;
 }

@@ -211,23 +211,38 @@ export class CreditsService {
     return { accounts: due.length, expired };
   }
 
-  /** Releases every open hold past its `holdUntil`, whole; returns how many and how many credits went back. */
+  /**
+   * Releases every open hold past its `holdUntil`, whole; returns how many and how many
+   * credits went back, counting only the releases this call recorded (a hold its owner
+   * settled meanwhile, or another sweeper released, records nothing and is not counted).
+   */
   async releaseLapsedHolds(): Promise<{ holds: number; released: number }> {
     const lapsed = await this.deps.db
       .selectFrom('creditReservations')
-      .select(['accountId', 'reservationId', 'amount'])
+      .select(['accountId', 'reservationId'])
       .where('status', '=', 'open')
       .where('holdUntil', '<=', this.deps.clock.now())
       .orderBy('holdUntil')
       .limit(LAPSED_HOLDS_PER_SWEEP)
       .execute();
+    let holds = 0;
     let released = 0;
     for (const hold of lapsed) {
-      const result = await this.release(hold.accountId, hold.reservationId);
-      if (!result.ok) throw new Error(`releasing lapsed hold ${hold.reservationId}: ${result.error.tag}`);
-      released += hold.amount;
+      const meta = this.#meta({});
+      const command: LedgerCommand = {
+        type: 'ReleaseReservation',
+        accountId: hold.accountId,
+        reservationId: hold.reservationId,
+        at: meta.occurredAt,
+      };
+      const decided = await this.#run(hold.accountId, command, hold.reservationId, meta);
+      if (!decided.ok) throw new Error(`releasing lapsed hold ${hold.reservationId}: ${decided.error.tag}`);
+      const back = decided.events.reduce((n, e) => n + (e.type === 'CreditsReleased' ? e.data.amount : 0), 0);
+      if (back === 0) continue;
+      holds += 1;
+      released += back;
     }
-    return { holds: lapsed.length, released };
+    return { holds, released };
   }
 
   async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Balance>> {
