@@ -18,9 +18,10 @@ WORKDIR /app
 # Owned by root and so read-only to the service: it writes only in DATA_DIR.
 COPY --from=deps /app/node_modules ./node_modules
 COPY . .
-# A named volume mounted on /data, or on /data/documents (docker-compose.yml shares the
-# judgment PDFs there), starts with the folder's owner, so the service can write there.
-RUN mkdir -p /data/documents && chown -R node:node /data
+# A named volume mounted on /data, or on /data/documents and /data/test-mode/documents
+# (docker-compose.yml shares the judgment PDFs there), starts with the folder's owner, so the
+# service can write there.
+RUN mkdir -p /data/documents /data/test-mode/documents && chown -R node:node /data
 # The official image's `node` user, by number: Kubernetes' runAsNonRoot can only verify a numeric user.
 USER 1000:1000
 EXPOSE 3000

@@ -82,7 +82,7 @@ export async function openTestModeAdapters(
 ): Promise<Adapters> {
   const { clock, logger, life } = options;
   const now = () => clock.now();
-  const root = join(config.DATA_DIR, 'test-mode');
+  const root = testModeDataDir(config.DATA_DIR);
   // On shared stores every store follows the live service's choice; on the embedded default all stay in this process.
   const shared = config.DATABASE_URL !== undefined;
   const database = shared ? await openTestModeDatabase(config, live.database.maintenance) : await openPglite(root, 'test mode');
@@ -154,6 +154,11 @@ export async function openTestModeAdapters(
 
 /** The session lock test mode's fixture ingest runs under, in test mode's database. */
 const FIXTURE_INGEST_LOCK = 'test-mode-fixture-ingest';
+
+/** Test mode's folder under DATA_DIR: its PGlite on the embedded default, its documents without S3_BUCKET. */
+export function testModeDataDir(dataDir: string): string {
+  return join(dataDir, 'test-mode');
+}
 
 /** Test mode's keys in the live Redis. */
 export const TEST_MODE_REDIS_NAMESPACE = 'court-records-test:';

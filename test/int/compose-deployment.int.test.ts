@@ -21,7 +21,9 @@ import { after, before, describe, it } from 'node:test';
 import { Meilisearch } from 'meilisearch';
 import { parse } from 'yaml';
 import { MeilisearchSearchIndex } from '../../src/adapters/meilisearch/search-index.ts';
+import { localDocumentsDir } from '../../src/adapters/storage/open-document-storage.ts';
 import { CLOSE_BOUND_MS } from '../../src/compose.ts';
+import { testModeDatabaseUrl, testModeDataDir } from '../../src/composition/test-mode-adapters.ts';
 import { WORKER_STOP_BOUND_MS } from '../../src/composition/worker.ts';
 import { loadConfig, type Config } from '../../src/config.ts';
 import { allowedBy } from '../../src/domain/access/cidr.ts';
@@ -231,6 +233,37 @@ describe('docker-compose.yml: each container of our image loads its configuratio
     }
   });
 
+  it("lets the API create test mode's database beside the live one: it connects as the superuser the image makes", () => {
+    const postgres = COMPOSE.services.postgres!.environment!;
+    for (const name of API_SERVICES) {
+      const config = loadService(name, CONFIGURED);
+      assert.equal(config.TEST_MODE_DATABASE_URL, undefined, name);
+      const live = new URL(config.DATABASE_URL!);
+      assert.equal(decodeURIComponent(live.username), String(postgres.POSTGRES_USER), `${name} is not PostgreSQL's superuser`);
+      const testMode = new URL(testModeDatabaseUrl(config.DATABASE_URL!));
+      assert.equal(testMode.pathname, `/${String(postgres.POSTGRES_DB)}_test_mode`);
+      assert.equal(testMode.host, live.host);
+    }
+  });
+
+  it('makes the API instances interchangeable: the same volumes, the live and the test-mode PDFs on shared ones', () => {
+    const [first, ...rest] = API_SERVICES.map((name) => [name, COMPOSE.services[name]!.volumes ?? []] as const);
+    for (const [name, volumes] of rest) assert.deepEqual(volumes, first![1], `${name} mounts other volumes than ${first![0]}`);
+    const namedAt = (name: string, inside: string) =>
+      COMPOSE.services[name]!.volumes?.map((v) => v.split(':')).find(([source = '', at]) => at === inside && /^[\w-]+$/.test(source))?.[0];
+    const { DATA_DIR } = loadService(API_SERVICES[0]!, CONFIGURED);
+    assert.equal(
+      namedAt(API_SERVICES[0]!, DATA_DIR),
+      undefined,
+      'DATA_DIR itself is a volume: an instance would keep state there, or share what is its own',
+    );
+    const live = namedAt(API_SERVICES[0]!, localDocumentsDir(DATA_DIR));
+    const testMode = namedAt(API_SERVICES[0]!, localDocumentsDir(testModeDataDir(DATA_DIR)));
+    assert.ok(live && testMode && live !== testMode, `live PDFs on ${String(live)}, test mode's on ${String(testMode)}`);
+    // The worker makes live documents; test mode's workers run in the API instances only.
+    assert.equal(namedAt('worker', localDocumentsDir(DATA_DIR)), live);
+  });
+
   it('trusts the proxy, and only it, to name the client', () => {
     const proxy = COMPOSE.services.proxy!;
     const [[network, settings]] = Object.entries(networksOf(proxy)) as [[string, { ipv4_address?: string } | null]];
@@ -430,22 +463,44 @@ describe('deploy/haproxy.cfg, run in front of two loopback servers', () => {
     }
   });
 
-  it('sends every test-mode call to one instance: test keys, as a header or a bearer token, and test-mode links', async () => {
+  it('spreads test-mode calls over both instances like live ones: test keys, as a header or a bearer token, and test-mode links', async () => {
     clear();
-    for (let i = 0; i < 3; i += 1) {
-      await https('/api/v1/prod/cases', { 'X-API-Key': 'crk_test-abc' });
-      await https('/api/v1/prod/cases', { Authorization: 'Bearer crk_test-abc' });
-      await https('/test-mode/api/v1/prod/documents/x.pdf');
+    const kinds: [string, Record<string, string>][] = [
+      ['/api/v1/prod/cases', { 'X-API-Key': 'crk_test-abc' }],
+      ['/api/v1/prod/cases', { Authorization: 'Bearer crk_test-abc' }],
+      ['/test-mode/api/v1/prod/documents/x.pdf', {}],
+    ];
+    // Round-robin over an odd number of kinds: each kind's two calls reach both instances.
+    for (let i = 0; i < 2; i += 1) for (const [path, headers] of kinds) assert.equal((await https(path, headers)).status, 200);
+    assert.deepEqual(
+      backends.map((b) => b.seen.length),
+      [3, 3],
+    );
+    for (const b of backends) {
+      assert.ok(
+        b.seen.some((s) => s.headers['x-api-key'] === 'crk_test-abc'),
+        `${b.name} got no test key`,
+      );
+      assert.ok(
+        b.seen.some((s) => s.headers.authorization === 'Bearer crk_test-abc'),
+        `${b.name} got no test bearer token`,
+      );
+      assert.ok(
+        b.seen.some((s) => s.path.startsWith('/test-mode/')),
+        `${b.name} got no test-mode link`,
+      );
     }
-    assert.equal(backends[0]!.seen.length, 9);
-    assert.equal(backends[1]!.seen.length, 0);
   });
 
-  it('answers its health check while an instance is up, and relays the ops port as plain HTTP', async () => {
+  it('answers its health check while an instance is up, and relays the ops port as plain HTTP to either instance', async () => {
     assert.equal((await call(`http://127.0.0.1:${String(ports.health)}/healthz`)).status, 200);
     clear();
-    assert.equal((await call(`http://127.0.0.1:${String(ports.ops)}/ops/temporal-codec/login`)).status, 200);
-    assert.equal(backends[0]!.seen[0]?.headers['x-forwarded-proto'], 'http');
+    for (let i = 0; i < 2; i += 1) assert.equal((await call(`http://127.0.0.1:${String(ports.ops)}/ops/temporal-codec/login`)).status, 200);
+    assert.deepEqual(
+      backends.map((b) => b.seen.length),
+      [1, 1],
+    );
+    for (const { headers } of backends.flatMap((b) => b.seen)) assert.equal(headers['x-forwarded-proto'], 'http');
   });
 });
 

@@ -34,6 +34,11 @@ export interface OpenedDocumentStorage {
   close(): void;
 }
 
+/** The local folder's documents under a DATA_DIR: where a deployment mounts the volume it shares. */
+export function localDocumentsDir(dataDir: string): string {
+  return join(dataDir, 'documents');
+}
+
 export function openDocumentStorage(settings: DocumentStorageSettings, clock: Clock): OpenedDocumentStorage {
   if (settings.S3_BUCKET) {
     const { S3_ACCESS_KEY_ID: accessKeyId, S3_SECRET_ACCESS_KEY: secretAccessKey } = settings;
@@ -52,6 +57,6 @@ export function openDocumentStorage(settings: DocumentStorageSettings, clock: Cl
   }
   const secret = settings.DOCUMENT_URL_SECRET ?? loadOrCreateSecret(join(settings.DATA_DIR, 'secrets', 'document-url-secret'));
   const signer = new DocumentLinkSigner(secret, clock);
-  const storage = new LocalDocumentStorage({ root: join(settings.DATA_DIR, 'documents'), publicBaseUrl: settings.PUBLIC_BASE_URL, signer });
+  const storage = new LocalDocumentStorage({ root: localDocumentsDir(settings.DATA_DIR), publicBaseUrl: settings.PUBLIC_BASE_URL, signer });
   return { storage, links: signer, close: () => undefined };
 }
