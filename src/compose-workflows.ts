@@ -264,6 +264,8 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
   const { runtime, dataConverter } = engine;
   const { queues, config, logger } = choices;
   const started: { worker: Worker | undefined; running: Promise<unknown> }[] = [];
+  // A worker still bundling or being created when stop comes is not run: it would poll a connection being closed.
+  let stopping = false;
   const run = (
     bundle: ReturnType<typeof bundleWorkflows>,
     name: string,
@@ -282,6 +284,7 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
         }),
       )
       .then((created) => {
+        if (stopping) return;
         entry.worker = created;
         logger.info({ taskQueue, ...detail }, `${name} worker running`);
         return created.run();
@@ -320,6 +323,7 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
       run(bundle, 'timeline', queues.timeline, timelineActivities, { portal: choices.portalName });
     },
     stop: async () => {
+      stopping = true;
       const stopped = await Promise.all(started.map(({ worker, running }) => stopWorker(worker, running)));
       return !stopped.includes(false);
     },

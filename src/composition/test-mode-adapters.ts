@@ -64,19 +64,21 @@ const ACTIVITY_TIMEOUT_SECONDS = 120;
 export async function openTestModeAdapters(
   config: Config,
   live: SharedWithTestMode,
-  options: { readonly clock: Clock; readonly logger: Logger; readonly life: Lifecycle },
+  options: { readonly clock: Clock; readonly logger: Logger; readonly life: Lifecycle; readonly signal?: AbortSignal },
 ): Promise<Adapters> {
-  const { clock, logger, life } = options;
+  const { clock, logger, life, signal } = options;
   const now = () => clock.now();
   const root = join(config.DATA_DIR, 'test-mode');
   const database = await openPglite(root, 'test mode');
   life.resource('test mode database', () => database.close());
   await migrate(database.maintenance);
-  if (config.CORPUS_DIR) await ingestCorpus({ db: database.maintenance, corpusDir: config.CORPUS_DIR, now, sources: TEST_MODE_SOURCES });
+  if (config.CORPUS_DIR)
+    await ingestCorpus({ db: database.maintenance, corpusDir: config.CORPUS_DIR, now, sources: TEST_MODE_SOURCES, signal });
   else logger.warn('test mode: no CORPUS_DIR, so its fixture corpus is empty');
   // One PGlite connection: the request path and the projector share the index.
   const searchIndex = new PostgresSearchIndex(database.db);
   // The first test call finds the fixture corpus indexed; the graph's projector then resumes from here.
+  signal?.throwIfAborted();
   await new SearchIndexProjector(database.maintenance, searchIndex, { kind: database.kind, now }).catchUp();
   const vectorsAvailable = await vectorStoreAvailable(database.db);
   if (vectorsAvailable)

@@ -38,6 +38,8 @@ export interface Worker {
   start(): void;
   /** Drains the workers and closes everything within `boundMs`; false when something did not end in it. */
   stop(boundMs: number): Promise<boolean>;
+  /** What is being stopped or closed and has not ended yet. */
+  stillClosing(): readonly string[];
 }
 
 interface WorkerOptions {
@@ -99,5 +101,6 @@ export async function composeWorker(config: Config, options: WorkerOptions): Pro
       if (config.WORKER_METRICS_PORT !== undefined) serveMetrics(config.WORKER_METRICS_PORT);
     },
     stop: (boundMs) => life.stop(boundMs),
+    stillClosing: () => life.unfinished(),
   };
 }
