@@ -10,25 +10,28 @@ import { composeService, type Service } from './compose.ts';
 import { DirectoryLockedError } from './adapters/pglite/directory-lock.ts';
 import { exitGuard, stopDeadlines } from './composition/exit-guard.ts';
 
-const config = loadConfig(process.env);
+const configured = loadConfig(process.env);
 
 // PORT is bound before anything is composed: the embedded dev server, started while
 // composing, takes free ports of its own and must never be handed this one. Requests that
-// arrive meanwhile wait for the app.
+// arrive meanwhile wait for the app. PORT=0 binds a free port, which the service then
+// takes as its own (links, the log line) as if it had been configured.
 let composed: (service: Service) => void = () => undefined;
 const ready = new Promise<Service>((resolve) => (composed = resolve));
 const server = serve({
   fetch: async (request, env) => (await ready).app.fetch(request, env),
-  port: config.PORT,
-  hostname: config.HOST,
+  port: configured.PORT,
+  hostname: configured.HOST,
 });
 await new Promise<void>((resolve, reject) => {
   server.once('listening', resolve);
   server.once('error', reject);
 }).catch((err: unknown) => {
-  process.stderr.write(`court-records: not started: cannot listen on ${config.HOST}:${String(config.PORT)}: ${String(err)}\n`);
+  process.stderr.write(`court-records: not started: cannot listen on ${configured.HOST}:${String(configured.PORT)}: ${String(err)}\n`);
   process.exit(1);
 });
+const address = server.address();
+const config = { ...configured, PORT: typeof address === 'object' && address ? address.port : configured.PORT };
 
 const running = await composeService(config, { socketAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' }).catch((err: unknown) => {
   // Another process holds DATA_DIR's database: one line saying which, not a stack trace.
@@ -37,10 +40,8 @@ const running = await composeService(config, { socketAddress: (c) => getConnInfo
   process.exit(1);
 });
 composed(running);
-const address = server.address();
-const port = typeof address === 'object' && address ? address.port : config.PORT;
 running.logger.info(
-  { url: `http://${config.HOST}:${String(port)}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${String(port)}/docs` },
+  { url: `http://${config.HOST}:${String(config.PORT)}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${String(config.PORT)}/docs` },
   'listening',
 );
 void running.startBackground().catch((err: unknown) => running.logger.error({ err }, 'background start failed'));
