@@ -98,8 +98,10 @@ interface Built {
 
 export function testMode(options: TestModeOptions): TestMode {
   let building: Promise<Built> | undefined;
+  // A build under way when the service stops ends between its steps instead of starting test mode's tasks and workers.
+  const stopping = new AbortController();
   const started = () =>
-    (building ??= build(options).catch((err: unknown) => {
+    (building ??= build(options, stopping.signal).catch((err: unknown) => {
       // The next test call tries again; until then each one answers 502.
       building = undefined;
       throw err;
@@ -111,13 +113,14 @@ export function testMode(options: TestModeOptions): TestMode {
     },
     app: async () => (await started()).app,
     close: async () => {
+      stopping.abort(new Error('the service is stopping'));
       const built = await building?.catch(() => undefined);
       await built?.close();
     },
   };
 }
 
-async function build(options: TestModeOptions): Promise<Built> {
+async function build(options: TestModeOptions, signal: AbortSignal): Promise<Built> {
   const { config, clock } = options;
   const logger = options.logger.child({ mode: 'test' });
   const started = Date.now();
@@ -126,14 +129,15 @@ async function build(options: TestModeOptions): Promise<Built> {
     await life.stop(Number.POSITIVE_INFINITY);
   };
   try {
-    const adapters = await openTestModeAdapters(config, options.liveAdapters, { clock, logger, life });
+    const adapters = await openTestModeAdapters(config, options.liveAdapters, { clock, logger, life, signal });
     const graph = buildGraph(adapters, { config, clock, ids: randomIds, logger, socketAddress: options.socketAddress });
     for (const task of graph.tasks) life.task(task);
+    signal.throwIfAborted();
     life.start();
     // Test mode has no worker apart: its workers always run in this process.
     adapters.workflowRuntime.startWorkers(graph.activities);
     // The fixtures' documents are stored before the first test call: test mode's answers do not change as it warms.
-    await graph.warmUp();
+    await graph.warmUp(signal);
     const balances = new TestBalances(graph.application.credits);
     const app = createApp(testModeDeps(options.live, graph, (principal) => balances.ensure(principal)));
     logger.info({ ms: Date.now() - started }, 'test mode ready');

@@ -15,6 +15,7 @@ import { openAdapters } from './composition/adapters.ts';
 import { TEST_MODE_PATH } from './composition/test-mode-adapters.ts';
 import { buildGraph } from './composition/graph.ts';
 import { lifecycle } from './composition/lifecycle.ts';
+import { CLOSE_BOUND_MS } from './composition/exit-guard.ts';
 import { randomIds, systemClock, type Clock } from './ports/clock.ts';
 
 export interface Service {
@@ -29,15 +30,10 @@ export interface Service {
    * when it gave up waiting, and whether the closing finished in its bound.
    */
   drainAndClose(): Promise<{ abandoned: number; closed: boolean }>;
+  /** What is being stopped or closed and has not ended yet: what a stop past its bound names. */
+  stillClosing(): readonly string[];
   close(): Promise<void>;
 }
-
-/**
- * How long closing may take once the requests are drained. An engine that does not answer
- * holds each worker's shutdown for half a minute; the process exits anyway, and whatever a
- * dev server left behind is stopped by the next start (dev-server-ports.ts).
- */
-export const CLOSE_BOUND_MS = 10_000;
 
 /**
  * Stdout written in 4 kB chunks off the event loop instead of a blocking write per line: under
@@ -73,6 +69,17 @@ export async function composeService(
     : undefined;
   if (tests) life.resource('test mode', () => tests.close());
   for (const task of graph.tasks) life.task(task);
+  // Start-up work (first-start ingest, judgment PDFs) stops first: nothing of it may go on against what closes after.
+  const startUp = new AbortController();
+  let warming: Promise<void> = Promise.resolve();
+  life.task({
+    name: 'start-up work',
+    start: () => undefined,
+    stop: async () => {
+      startUp.abort(new Error('the service is stopping'));
+      await warming;
+    },
+  });
   const app = createApp({
     ...graph.appDeps,
     testMode: tests && {
@@ -90,13 +97,17 @@ export async function composeService(
       // On shared stores every instance serves test keys from the same stores: ready before the first test call.
       if (config.DATABASE_URL) tests?.start();
       if (graph.runWorker) adapters.workflowRuntime.startWorkers(graph.activities);
-      await graph.warmUp();
+      warming = graph.warmUp(startUp.signal).catch((err: unknown) => {
+        if (!startUp.signal.aborted) throw err;
+      });
+      await warming;
     },
     drainAndClose: async () => {
       const drained = await graph.inFlight.drain(config.SHUTDOWN_DRAIN_SECONDS * 1000);
       const abandoned = drained ? 0 : graph.inFlight.count;
       return { abandoned, closed: await life.stop(CLOSE_BOUND_MS) };
     },
+    stillClosing: () => life.unfinished(),
     close: async () => {
       await life.stop(Number.POSITIVE_INFINITY);
     },

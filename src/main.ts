@@ -1,45 +1,78 @@
 /**
- * Node entry point: compose the service, listen, then start background work (first-start
- * ingest, coverage warm-up) so /health answers while the corpus loads; stop gracefully on
- * SIGTERM or SIGINT.
+ * Node entry point: listen, compose the service, then start background work (first-start
+ * ingest, coverage warm-up) so /health answers while the corpus loads; stop on SIGTERM or
+ * SIGINT within SHUTDOWN_DRAIN_SECONDS plus a fixed bound, in every state (exit-guard.ts).
  */
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { loadConfig } from './config.ts';
-import { composeService } from './compose.ts';
+import { composeService, type Service } from './compose.ts';
 import { DirectoryLockedError } from './adapters/pglite/directory-lock.ts';
+import { exitGuard, stopDeadlines } from './composition/exit-guard.ts';
 
-const config = loadConfig(process.env);
-const service = await composeService(config, { socketAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' }).catch((err: unknown) => {
+const configured = loadConfig(process.env);
+
+// PORT is bound before anything is composed: the embedded dev server, started while
+// composing, takes free ports of its own and must never be handed this one. Requests that
+// arrive meanwhile wait for the app. PORT=0 binds a free port, which the service then
+// takes as its own (links, the log line) as if it had been configured.
+let composed: (service: Service) => void = () => undefined;
+const ready = new Promise<Service>((resolve) => (composed = resolve));
+const server = serve({
+  fetch: async (request, env) => (await ready).app.fetch(request, env),
+  port: configured.PORT,
+  hostname: configured.HOST,
+});
+await new Promise<void>((resolve, reject) => {
+  server.once('listening', resolve);
+  server.once('error', reject);
+}).catch((err: unknown) => {
+  process.stderr.write(`court-records: not started: cannot listen on ${configured.HOST}:${String(configured.PORT)}: ${String(err)}\n`);
+  process.exit(1);
+});
+const address = server.address();
+const config = { ...configured, PORT: typeof address === 'object' && address ? address.port : configured.PORT };
+
+const running = await composeService(config, { socketAddress: (c) => getConnInfo(c).remote.address ?? 'unknown' }).catch((err: unknown) => {
   // Another process holds DATA_DIR's database: one line saying which, not a stack trace.
   if (!(err instanceof DirectoryLockedError)) throw err;
   process.stderr.write(`court-records: not started: ${err.message}\n`);
   process.exit(1);
 });
-const server = serve({ fetch: service.app.fetch, port: config.PORT, hostname: config.HOST }, (info) => {
-  service.logger.info(
-    { url: `http://${config.HOST}:${info.port}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${info.port}/docs` },
-    'listening',
-  );
-});
-void service.startBackground().catch((err: unknown) => service.logger.error({ err }, 'background start failed'));
+composed(running);
+running.logger.info(
+  { url: `http://${config.HOST}:${String(config.PORT)}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${String(config.PORT)}/docs` },
+  'listening',
+);
+void running.startBackground().catch((err: unknown) => running.logger.error({ err }, 'background start failed'));
 
 let closing = false;
 /**
  * A graceful stop: the listener stops accepting, idle keep-alive connections close, the
- * requests in flight finish (up to SHUTDOWN_DRAIN_SECONDS), then everything closes. A call
- * cut off past the bound leaves at most a hold, which lapses and is released by the sweep.
+ * requests in flight finish (up to SHUTDOWN_DRAIN_SECONDS), then everything closes, for at
+ * most CLOSE_BOUND_MS. A call cut off past the bound leaves at most a hold, which lapses
+ * and is released by the sweep. Should closing itself hang, the process exits at the bound
+ * anyway, naming what had not closed; should even that be held, the guard kills it.
  */
 async function shutdown(signal: string): Promise<void> {
   if (closing) return;
   closing = true;
-  service.logger.info({ signal }, 'shutting down: draining requests in flight');
+  const guard = exitGuard();
+  const { closedByMs, goneByMs } = stopDeadlines(config.SHUTDOWN_DRAIN_SECONDS);
+  guard.killAfter(goneByMs, `still running ${String(goneByMs)} ms after ${signal}`);
+  setTimeout(() => {
+    running.logger.error({ notClosed: running.stillClosing() }, 'not closed within the bound: exiting under it');
+    running.logger.flush();
+    guard.exit(1);
+  }, closedByMs).unref();
+  running.logger.info({ signal }, 'shutting down: draining requests in flight');
   server.close();
   if ('closeIdleConnections' in server) server.closeIdleConnections();
-  const { abandoned, closed } = await service.drainAndClose();
-  if (closed) service.logger.info({ abandoned }, 'stopped');
-  else service.logger.error({ abandoned }, 'stopped before everything closed: a dependency did not answer');
-  process.exit(closed ? 0 : 1);
+  const { abandoned, closed } = await running.drainAndClose();
+  if (closed) running.logger.info({ abandoned }, 'stopped');
+  else running.logger.error({ abandoned }, 'stopped before everything closed: a dependency did not answer');
+  running.logger.flush();
+  guard.exit(closed ? 0 : 1);
 }
 process.on('SIGINT', () => void shutdown('SIGINT'));
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

@@ -73,8 +73,8 @@ export interface Graph {
   readonly webhooks: WebhookWiring;
   /** Whether this process runs the workers: on the embedded default, yes; beside a real cluster, usually apart. */
   readonly runWorker: boolean;
-  /** Start-up work once the listener is up: first-start ingest, a reindex, judgment documents, coverage warm-up. */
-  warmUp(): Promise<void>;
+  /** Start-up work once the listener is up: first-start ingest, a reindex, judgment documents, coverage warm-up; `signal` ends it between steps. */
+  warmUp(signal?: AbortSignal): Promise<void>;
 }
 
 const SCALAR_BUNDLE = new URL('../../node_modules/@scalar/api-reference/dist/browser/standalone.js', import.meta.url);
@@ -435,7 +435,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     timeline,
     webhooks,
     runWorker,
-    warmUp: async () => {
+    warmUp: async (signal) => {
       // A schema version that changed the documents: rebuild beside the live index, which keeps serving.
       if (searchIndexWriter instanceof MeilisearchSearchIndex && searchIndexWriter.schema.needsReindex)
         void searchProjector
@@ -451,13 +451,17 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
           FIRST_START_INGEST_LOCK,
           false,
           async () => {
-            await autoIngest({ db: database.maintenance, corpusDir, clock, logger });
+            await autoIngest({ db: database.maintenance, corpusDir, clock, logger, signal });
           },
           undefined,
         );
-      await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: () => clock.now() })
+      signal?.throwIfAborted();
+      await storeJudgmentDocuments({ db: database.maintenance, storage: documents.storage, now: () => clock.now(), signal })
         .then((report) => logger.info({ documents: documents.storage.backend, ...report }, 'judgment documents stored'))
-        .catch((err: unknown) => logger.warn({ err }, 'storing judgment documents failed'));
+        .catch((err: unknown) => {
+          if (signal?.aborted) throw err;
+          logger.warn({ err }, 'storing judgment documents failed');
+        });
       await application.coverage.refresh().catch((err: unknown) => logger.warn({ err }, 'coverage warm-up failed'));
     },
   };

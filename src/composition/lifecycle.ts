@@ -22,15 +22,21 @@ export interface Lifecycle {
   start(): void;
   /** Stops the tasks, then closes the resources, within `boundMs` in all (Infinity: no bound); false when something did not end in it. */
   stop(boundMs: number): Promise<boolean>;
+  /** The steps of a stop begun and not yet ended (a step given up on at the bound stays here): what a stop past its bound names. */
+  unfinished(): string[];
 }
 
 export function lifecycle(options: { readonly onFailure: (name: string, error: unknown) => void }): Lifecycle {
   const tasks: BackgroundTask[] = [];
   const resources: { name: string; close: () => Promise<void> | void }[] = [];
   let started = false;
+  const running = new Set<string>();
   const step = async (name: string, work: () => Promise<void> | void, deadline: number): Promise<boolean> => {
     try {
-      const done = Promise.resolve().then(work);
+      running.add(name);
+      const done = Promise.resolve()
+        .then(work)
+        .finally(() => running.delete(name));
       // No bound: wait as long as it takes (a timer cannot hold Infinity).
       if (!Number.isFinite(deadline)) return await done.then(() => true);
       return await endsWithin(done, Math.max(0, deadline - Date.now()));
@@ -64,5 +70,6 @@ export function lifecycle(options: { readonly onFailure: (name: string, error: u
       }
       return inTime;
     },
+    unfinished: () => [...running],
   };
 }

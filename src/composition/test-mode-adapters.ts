@@ -78,9 +78,9 @@ const ACTIVITY_TIMEOUT_SECONDS = 120;
 export async function openTestModeAdapters(
   config: Config,
   live: SharedWithTestMode,
-  options: { readonly clock: Clock; readonly logger: Logger; readonly life: Lifecycle },
+  options: { readonly clock: Clock; readonly logger: Logger; readonly life: Lifecycle; readonly signal?: AbortSignal },
 ): Promise<Adapters> {
-  const { clock, logger, life } = options;
+  const { clock, logger, life, signal } = options;
   const now = () => clock.now();
   const root = testModeDataDir(config.DATA_DIR);
   // On shared stores every store follows the live service's choice; on the embedded default all stay in this process.
@@ -92,7 +92,7 @@ export async function openTestModeAdapters(
   if (corpusDir)
     // Idempotent, and one instance at a time: the others then find every fixture stored and write nothing.
     await holding(database.maintenance, database.kind, FIXTURE_INGEST_LOCK, async () => {
-      await ingestCorpus({ db: database.maintenance, corpusDir, now, sources: TEST_MODE_SOURCES });
+      await ingestCorpus({ db: database.maintenance, corpusDir, now, sources: TEST_MODE_SOURCES, signal });
     });
   else logger.warn('test mode: no CORPUS_DIR, so its fixture corpus is empty');
   const stores = shared ? await openSharedStores(config, clock, TEST_MODE_REDIS_NAMESPACE) : memoryStores(clock);
@@ -104,6 +104,7 @@ export async function openTestModeAdapters(
   const searchIndexWriter =
     searchIndex.name === 'postgres' && database.maintenance !== database.db ? new PostgresSearchIndex(database.maintenance) : searchIndex;
   // The first test call finds the fixture corpus indexed; the graph's projector then resumes from here.
+  signal?.throwIfAborted();
   await new SearchIndexProjector(database.maintenance, searchIndexWriter, { kind: database.kind, now }).catchUp();
   const vectorsAvailable = await vectorStoreAvailable(database.db);
   if (vectorsAvailable)

@@ -38,10 +38,9 @@ export interface Worker {
   start(): void;
   /** Drains the workers and closes everything within `boundMs`; false when something did not end in it. */
   stop(boundMs: number): Promise<boolean>;
+  /** What is being stopped or closed and has not ended yet. */
+  stillClosing(): readonly string[];
 }
-
-/** A worker apart closes within this on SIGTERM: each Temporal worker's drain is bounded at 5 s. */
-export const WORKER_STOP_BOUND_MS = 10_000;
 
 interface WorkerOptions {
   readonly logger: Logger;
@@ -102,5 +101,6 @@ export async function composeWorker(config: Config, options: WorkerOptions): Pro
       if (config.WORKER_METRICS_PORT !== undefined) serveMetrics(config.WORKER_METRICS_PORT);
     },
     stop: (boundMs) => life.stop(boundMs),
+    stillClosing: () => life.unfinished(),
   };
 }

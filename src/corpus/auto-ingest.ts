@@ -17,18 +17,21 @@ export interface AutoIngestOptions {
   corpusDir: string;
   clock: { now(): Date };
   logger: AutoIngestLogger;
+  /** Ends the ingest between batches (the service is stopping); the next start finds a partial store and leaves it to `court-records ingest`. */
+  signal?: AbortSignal | undefined;
 }
 
-export async function autoIngest({ db, corpusDir, clock, logger }: AutoIngestOptions): Promise<void> {
+export async function autoIngest({ db, corpusDir, clock, logger, signal }: AutoIngestOptions): Promise<void> {
   const existing = await db.selectFrom('cases').select('caseId').limit(1).executeTakeFirst();
   if (existing) return;
   try {
-    const report = await ingestCorpus({ db, corpusDir, now: () => clock.now() });
+    const report = await ingestCorpus({ db, corpusDir, now: () => clock.now(), signal });
     logger.info(
       { corpusDir, durationMs: report.durationMs, sources: report.sources, rejected: report.rejections.length },
       'corpus ingested',
     );
   } catch (err) {
+    if (signal?.aborted) throw err;
     logger.warn({ err, corpusDir }, 'corpus ingest failed');
   }
 }

@@ -59,6 +59,8 @@ export interface IngestOptions {
   now: () => Date;
   onProgress?: (progress: IngestProgress) => void;
   sources?: readonly CorpusSource[];
+  /** Checked before each batch is written: an aborted ingest stops there, every batch before it stored. */
+  signal?: AbortSignal | undefined;
 }
 
 export function contentHash(record: CaseRecord): string {
@@ -219,6 +221,7 @@ export async function ingestCorpus(options: IngestOptions): Promise<IngestReport
     const rejections: Rejection[] = [];
     let batch: CaseRecord[] = [];
     const flush = async () => {
+      options.signal?.throwIfAborted();
       if (batch.length === 0) return;
       const counts = await writeBatch(db, batch, now());
       entry.inserted += counts.inserted;

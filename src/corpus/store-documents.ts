@@ -29,6 +29,8 @@ export interface StoreDocumentsOptions {
   readonly storage: DocumentStorage;
   readonly now: () => Date;
   readonly onStored?: (caseId: string, report: StoreDocumentsReport) => void;
+  /** Checked before each PDF is rendered (a long judgment's rendering holds the thread for a while). */
+  readonly signal?: AbortSignal | undefined;
 }
 
 async function missingIds(storage: DocumentStorage, ids: readonly string[]): Promise<string[]> {
@@ -85,6 +87,7 @@ export async function storeJudgmentDocuments(options: StoreDocumentsOptions): Pr
     report.alreadyStored += ids.length - missing.length;
     for (let i = 0; i < missing.length; i += TEXT_BATCH) {
       for (const judgment of await loadJudgments(db, missing.slice(i, i + TEXT_BATCH))) {
+        options.signal?.throwIfAborted();
         const pdf = await renderJudgmentPdf(judgment);
         await storage.put(judgmentKey(judgment.caseId), pdf.bytes, 'application/pdf');
         report.stored += 1;

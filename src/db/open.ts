@@ -14,6 +14,7 @@ import { PostgresJSDialect } from 'kysely-postgres-js';
 import postgres from 'postgres';
 import { lockDirectory, type DirectoryLock } from '../adapters/pglite/directory-lock.ts';
 import { PGliteDialect } from '../adapters/pglite/kysely-dialect.ts';
+import { initDataDir } from '../adapters/pglite/init-data-dir.ts';
 import type { Database, Db } from './database.ts';
 
 export type DatabaseKind = 'postgres' | 'pglite';
@@ -133,6 +134,7 @@ export async function openPglite(dataDir: string | undefined, holder = 'a proces
     location = join(dataDir, 'pglite');
     mkdirSync(location, { recursive: true });
     lock = await lockDirectory(location, holder);
+    await initDataDir(location);
   }
   const pg = await createPglite(location).catch((error: unknown) => {
     lock?.release();

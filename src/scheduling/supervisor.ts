@@ -68,11 +68,8 @@ export class Supervisor {
       let upSince: number | undefined;
       try {
         const unit = await this.create();
-        if (this.#stopping()) {
-          unit.shutdown();
-          await unit.run().catch(() => undefined);
-          return;
-        }
+        // A unit created as the stop came is never run: it would poll a connection being closed.
+        if (this.#stopping()) return;
         this.#unit = unit;
         upSince = this.options.now();
         this.options.onUp(restarts);

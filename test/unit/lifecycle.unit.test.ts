@@ -70,6 +70,24 @@ describe('lifecycle', () => {
     assert.deepEqual(failures, ['frozen engine worker: frozen engine worker did not stop within the bound']);
   });
 
+  it('names the steps begun and not ended, for a stop past its bound to say what did not close', async () => {
+    const { life, task } = recorder();
+    let thaw: () => void = () => undefined;
+    life.resource('database', () => undefined);
+    life.resource('analytics store', () => new Promise<void>((resolve) => (thaw = resolve)));
+    life.task(task('frozen engine worker', () => new Promise<void>(() => undefined)));
+    assert.deepEqual(life.unfinished(), []);
+    life.start();
+    const stopping = life.stop(100);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(life.unfinished(), ['frozen engine worker']);
+    assert.equal(await stopping, false);
+    assert.deepEqual(life.unfinished(), ['frozen engine worker', 'analytics store']);
+    thaw();
+    await new Promise((r) => setImmediate(r));
+    assert.deepEqual(life.unfinished(), ['frozen engine worker']);
+  });
+
   it('waits as long as a step takes when there is no bound', async () => {
     const { log, life } = recorder();
     life.resource('slow', () => new Promise<void>((resolve) => setTimeout(() => resolve(void log.push('closed slow')), 50)));

@@ -3,13 +3,14 @@
  * src/composition/worker.ts, against the same PostgreSQL (DATABASE_URL), document storage
  * and Temporal engine (TEMPORAL_ADDRESS, else the dev server an API process on this machine
  * started) as the API; GET /ops/metrics on WORKER_METRICS_PORT when set. SIGINT/SIGTERM
- * drain the workers and exit within a bound.
+ * drain the workers and exit within a bound, which the exit guard holds in every state.
  */
 import { getConnInfo } from '@hono/node-server/conninfo';
 import pino from 'pino';
-import { composeWorker, WORKER_STOP_BOUND_MS } from '../../src/composition/worker.ts';
+import { composeWorker } from '../../src/composition/worker.ts';
 import { loadConfig } from '../../src/config.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
+import { CLOSE_BOUND_MS, exitGuard, stopDeadlines } from '../../src/composition/exit-guard.ts';
 
 const config = loadConfig(process.env);
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
@@ -20,14 +21,22 @@ if (!config.DATABASE_URL) {
 const socketAddress = (c: Parameters<typeof getConnInfo>[0]) => getConnInfo(c).remote.address ?? 'unknown';
 const worker = await composeWorker(config, { logger, clock: systemClock, ids: randomIds, socketAddress });
 if (!worker.available) {
-  await worker.stop(WORKER_STOP_BOUND_MS);
+  await worker.stop(CLOSE_BOUND_MS);
   process.exit(1);
 }
 worker.start();
 
+/** Each worker's drain is bounded at 5 s and closing as a whole at CLOSE_BOUND_MS; a worker has no requests to drain. */
 async function stop(signal: string): Promise<void> {
+  const guard = exitGuard();
+  const { closedByMs, goneByMs } = stopDeadlines(0);
+  guard.killAfter(goneByMs, `worker still running ${String(goneByMs)} ms after ${signal}`);
+  setTimeout(() => {
+    logger.error({ notClosed: worker.stillClosing() }, 'worker not closed within the bound: exiting under it');
+    guard.exit(1);
+  }, closedByMs).unref();
   logger.info({ signal }, 'worker draining');
-  process.exit((await worker.stop(WORKER_STOP_BOUND_MS)) ? 0 : 1);
+  guard.exit((await worker.stop(CLOSE_BOUND_MS)) ? 0 : 1);
 }
 process.once('SIGINT', () => void stop('SIGINT'));
 process.once('SIGTERM', () => void stop('SIGTERM'));
