@@ -310,20 +310,43 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
 
   /** The invariants every scenario ends on; returns the figures for the report. */
   async function invariants(scenario: string): Promise<Json> {
-    assert.deepEqual(failures, [], `${scenario}: requests the client could not retry safely`);
-    for (const o of outcomes.filter((x) => x.retries > 0))
-      assert.ok(o.ms <= RETRY_BOUND_MS + 5_000, `${scenario}: a retried request resolved in ${String(o.ms)} ms`);
     const ended = await analysesEnded();
     const stored = [...ended.values()].filter((s) => s === 'stored').length;
     const b = await books();
     const { credits, uncertain } = earned();
     const expected = credits + stored * PRICES.analyze.credits;
-    assert.ok(
-      b.spent >= expected && b.spent <= expected + uncertain,
-      `${scenario}: ledger ${String(b.spent)} against the answers' ${String(expected)} (+ up to ${String(uncertain)} unanswered reads)`,
-    );
-    assert.equal(b.reserved, 0, `${scenario}: no hold left open`);
     const searchKeys = new Set(outcomes.filter((o) => o.kind === 'keywordSearch' && o.answer && o.answer.status < 300).map((o) => o.key));
+    // Every ended run is announced: wait for the stragglers before counting.
+    const deadline = Date.now() + 60_000;
+    const announced = () => new Set(receiver.deliveries.map((d) => d.runId));
+    while ([...ended.keys()].some((runId) => !announced().has(runId)) && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 250));
+    const perInstance = await auditTotals(b.spent);
+    lastTotals = perInstance;
+    const retried = outcomes.filter((o) => o.retries > 0);
+    const figures = {
+      scenario,
+      requests: outcomes.length,
+      retried: retried.length,
+      retriedOn: Object.fromEntries(retriedOn),
+      slowestRetryMs: Math.max(0, ...retried.map((o) => o.ms)),
+      unretriable: failures.length,
+      ledgerSpent: b.spent,
+      answersEarned: expected,
+      unansweredReads: uncertain,
+      searchKeys: searchKeys.size,
+      searchCharges: b.searchCharges,
+      analysisCharges: b.analysisCharges.length,
+      analyses: ended.size,
+      stored,
+      deliveries: receiver.deliveries.length,
+      perInstance,
+    };
+    // Printed before the checks, so a failing run still reports what it saw.
+    process.stdout.write(`# ${JSON.stringify(figures)}\n`);
+
+    assert.deepEqual(failures, [], `${scenario}: requests the client could not retry safely`);
+    for (const o of retried) assert.ok(o.ms <= RETRY_BOUND_MS + 5_000, `${scenario}: a retried request resolved in ${String(o.ms)} ms`);
     assert.equal(b.searchCharges, searchKeys.size, `${scenario}: one search charge per Idempotency-Key`);
     for (const [runId, status] of ended) {
       const own = b.analysisCharges.filter((c) => c.runId === runId);
@@ -334,11 +357,13 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
         `${scenario}: ${runId} ${status}, its charge ${own[0]!.reversed ? 'reversed' : 'kept'}`,
       );
     }
-    // Every ended run is announced once: none lost, none doubled.
-    const deadline = Date.now() + 60_000;
-    const announced = () => new Set(receiver.deliveries.map((d) => d.runId));
-    while ([...ended.keys()].some((runId) => !announced().has(runId)) && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 250));
+    assert.equal(b.analysisCharges.length, ended.size, `${scenario}: no analysis charged that the client was not answered for`);
+    assert.ok(
+      b.spent >= expected && b.spent <= expected + uncertain,
+      `${scenario}: ledger ${String(b.spent)} against the answers' ${String(expected)} (+ up to ${String(uncertain)} unanswered reads)`,
+    );
+    assert.equal(b.reserved, 0, `${scenario}: no hold left open`);
+    // None lost, none doubled.
     for (const [runId, status] of ended) {
       const own = receiver.deliveries.filter((d) => d.runId === runId);
       assert.deepEqual(
@@ -348,14 +373,12 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
       );
     }
     // Every charged call is in the audit once: the instances' usage and audit totals add up to the ledger.
-    const perInstance = await auditTotals(b.spent);
     const sum = (field: keyof AuditTotals) => perInstance.reduce((total, t) => total + t[field], 0);
     assert.deepEqual(
       [sum('usageCredits'), sum('auditCredits')],
       [b.spent, b.spent],
       `${scenario}: usage and audit credits over the instances against the ledger's ${String(b.spent)}: ${JSON.stringify(perInstance)}`,
     );
-    lastTotals = perInstance;
     const report = await reconcileLedger(
       {
         db: cluster.database.db,
@@ -366,23 +389,6 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
       {},
     );
     assert.deepEqual(report.differences, [], `${scenario}: finance reconcile`);
-    const figures = {
-      scenario,
-      requests: outcomes.length,
-      retried: outcomes.filter((o) => o.retries > 0).length,
-      slowestRetryMs: Math.max(0, ...outcomes.filter((o) => o.retries > 0).map((o) => o.ms)),
-      ledgerSpent: b.spent,
-      answersEarned: expected,
-      unansweredReads: uncertain,
-      searchKeys: searchKeys.size,
-      searchCharges: b.searchCharges,
-      analyses: ended.size,
-      stored,
-      deliveries: receiver.deliveries.length,
-      retriedOn: Object.fromEntries(retriedOn),
-      perInstance,
-    };
-    process.stdout.write(`# ${JSON.stringify(figures)}\n`);
     return figures;
   }
 
@@ -446,7 +452,14 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
   it('b) kill -9 of an API instance mid-traffic: every retried request resolves within 30 s, replayed or run again', async () => {
     const load = Promise.all([traffic(160, 6), analyze(), analyze()]);
     await new Promise((r) => setTimeout(r, 1_500));
+    // Keyed searches sent to the doomed instance itself, so the kill lands while it holds their keys in flight.
+    const victim = cluster.instances[2]!.url;
+    const inFlight = Array.from({ length: 6 }, () =>
+      request('keywordSearch', 'POST', '/search/cases', { body: { query: 'appeal' }, key: `search-${randomUUID()}`, via: victim }),
+    );
+    await new Promise((r) => setTimeout(r, 40));
     await cluster.kill(2);
+    await Promise.all(inFlight);
     try {
       await load;
       assert.ok(
