@@ -21,7 +21,7 @@ import { CaseRestrictionService } from './application/cases/case-restriction-ser
 import { SessionService } from './application/sessions/session-service.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
 import { IdempotencyRecordSealer } from './application/idempotency/record-sealer.ts';
-import { inFlightTakeoverMs } from './domain/idempotency/idempotency.ts';
+import { IDEMPOTENCY_LEASE_MS, inFlightTakeoverMs } from './domain/idempotency/idempotency.ts';
 import { AuditRecorder } from './application/audit/audit-recorder.ts';
 import { CreditsService } from './application/credits/credits-service.ts';
 import { creditsReadModel } from './application/credits/read-model.ts';
@@ -143,7 +143,8 @@ export function wireApplication(options: WiringOptions) {
     store,
     clock,
     sealer: new IdempotencyRecordSealer(options.keyHashSecret),
-    takeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
+    leaseMs: IDEMPOTENCY_LEASE_MS,
+    legacyTakeoverAfterMs: inFlightTakeoverMs(options.longestCallMs),
   });
   const audit = new AuditRecorder({ store, ids: options.ids });
   const metrics = options.metrics ?? noMetrics;

@@ -7,6 +7,11 @@ export interface AppEnv {
   Variables: {
     /** The server's own id of this request: the only request id the ledger, audit and logs key on. */
     requestId: string;
+    /**
+     * The id a priced call's effects (charges, holds, runs) are keyed by: the request id, or,
+     * for a retry that takes over a call its dead holder left in flight, that call's id.
+     */
+    callId: string;
     /** The caller's own X-Request-Id, when well-formed: for correlation in logs only. */
     clientRequestId?: string;
     /** Set by the API-key middleware on keyed routes only. */

@@ -219,9 +219,23 @@ for (const factory of databases)
         assert.deepEqual([admitted.balance, await held(u.account)], [320, 180]);
         const outcome = { endpoint: 'partyScreen', billedAs: 'genuine_no_match', adjudicated: false } as const;
         assert.deepEqual(await t.application.tickets.settle(admitted.ticket, outcome), { charged: 20, balance: 480 });
-        // A retried settlement (a crashed caller's retry) records nothing more.
-        assert.deepEqual(await t.application.tickets.settle(admitted.ticket, outcome), { charged: 0, balance: 480 });
+        // A retried settlement (a crashed caller's retry) records nothing more, and says what the call was charged.
+        assert.deepEqual(await t.application.tickets.settle(admitted.ticket, outcome), { charged: 20, balance: 480 });
         await t.application.tickets.release(admitted.ticket);
+        assert.deepEqual([await balance(u.account), await held(u.account), await chargesTo(u.account)], [480, 0, 1]);
+      });
+
+      it('a call admitted again under its call id (a retry that took it over) finds its hold: held once, charged once', async () => {
+        const u = await user(500);
+        const call = { account: u.account, callId: 'call-taken-over', request: { endpoint: 'partyScreen' }, holdForMs: HOUR } as const;
+        const first = await t.application.tickets.admit(call);
+        const again = await t.application.tickets.admit(call);
+        assert.ok(first.ok && again.ok);
+        assert.equal(again.ticket.reservationId, first.ticket.reservationId);
+        assert.deepEqual([await balance(u.account), await held(u.account)], [320, 180]);
+        const outcome = { endpoint: 'partyScreen', billedAs: 'genuine_no_match', adjudicated: false } as const;
+        await t.application.tickets.settle(first.ticket, outcome);
+        assert.deepEqual(await t.application.tickets.settle(again.ticket, outcome), { charged: 20, balance: 480 });
         assert.deepEqual([await balance(u.account), await held(u.account), await chargesTo(u.account)], [480, 0, 1]);
       });
 

@@ -36,7 +36,13 @@ for (const factory of databases) {
       test = buildTestApp({ db: database.db, clock });
       await test.application.invalidator.poll();
       fixture = await createAccessFixture(test.application.accounts, clock);
-      const sealed = new IdempotencyService({ store: test.application.store, clock, sealer, takeoverAfterMs: 10 * 60_000 });
+      const sealed = new IdempotencyService({
+        store: test.application.store,
+        clock,
+        sealer,
+        leaseMs: 15_000,
+        legacyTakeoverAfterMs: 10 * 60_000,
+      });
       test.app.post(PATH, requireApiKey(test.gate), idempotent(sealed), async (c) => {
         runs += 1;
         const body = await c.req.json<{ name: string }>();

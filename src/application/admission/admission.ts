@@ -16,7 +16,7 @@
 import type { Tier, TierLimits } from '../../domain/access/tiers.ts';
 import { fixedPrice, type FixedPriceEndpoint } from '../../domain/credits/prices.ts';
 import type { ReadQuotas } from '../cases/read-quotas.ts';
-import { billingAccountOf, type CreditsService } from '../credits/credits-service.ts';
+import { billingAccountOf, callChargeId, type CreditsService } from '../credits/credits-service.ts';
 import { affordability, capRefusal, creditRefusal, earnedCharge, entitlement, type Feature, type Refusal } from './decision.ts';
 
 /** Who pays: an authenticated principal, or anything carrying the same facts. */
@@ -96,7 +96,7 @@ export class Admission {
     const value = await call.work();
     const amount = earnedCharge(call.endpoint, call.earned ? call.earned(value) : call.endpoint);
     if (amount === null) return { ok: true, value, charged: 0 };
-    const charge = await this.deps.credits.chargeNow(account, amount, call.callId);
+    const charge = await this.deps.credits.chargeNow(account, amount, call.callId, undefined, callChargeId(call.callId));
     if (charge.ok) return { ok: true, value, charged: amount, remaining: charge.value.balance };
     return { ok: false, refusal: creditRefusal(charge.error, 'a charge') };
   }

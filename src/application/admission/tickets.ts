@@ -12,7 +12,7 @@
 import type { Trx } from '../../db/database.ts';
 import type { Tier } from '../../domain/access/tiers.ts';
 import { finalPrice, worstCase, type PricedOutcome, type PricedRequest } from '../../domain/credits/prices.ts';
-import type { CreditsService } from '../credits/credits-service.ts';
+import { callReservationId, type CreditsService } from '../credits/credits-service.ts';
 import { creditRefusal, entitlement, type Feature, type InsufficientCredits, type TierNotAllowed } from './decision.ts';
 
 /** An outcome-priced call to admit: who pays, for what, and how long its hold may stay open. */
@@ -52,7 +52,14 @@ export class Tickets {
   async admit(call: PricedCall, trx?: Trx): Promise<TicketResult> {
     const denied = call.entitled ? entitlement(call.entitled.tier, call.entitled.feature) : null;
     if (denied) return { ok: false, refusal: denied };
-    const held = await this.deps.credits.reserve(call.account, worstCase(call.request), call.callId, call.holdForMs, trx);
+    const held = await this.deps.credits.reserve(
+      call.account,
+      worstCase(call.request),
+      call.callId,
+      call.holdForMs,
+      trx,
+      callReservationId(call.callId),
+    );
     if (!held.ok) return { ok: false, refusal: creditRefusal(held.error, 'a reservation') };
     const ticket = { account: call.account, reservationId: held.value.reservationId, request: call.request };
     return { ok: true, ticket, balance: held.value.balance };

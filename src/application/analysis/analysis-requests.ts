@@ -22,7 +22,7 @@ import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, WorkflowCaller } f
 import { judgmentKey, type DocumentStorage } from '../../ports/document-storage.ts';
 import { creditRefusal, entitlement, type InsufficientCredits, type RefusalOf } from '../admission/decision.ts';
 import type { CaseReader, CaseView } from '../cases/case-reader.ts';
-import type { CreditsService } from '../credits/credits-service.ts';
+import { callChargeId, type CreditsService } from '../credits/credits-service.ts';
 import type { AdmitRefusal, AnalysisRuns } from './analysis-runs.ts';
 
 export interface StoredAnalysis {
@@ -273,7 +273,7 @@ export class AnalysisRequests {
   }
 
   async #cacheHit(stored: StoredAnalysis, accountId: string, requestId: string, price: number): Promise<CacheHit> {
-    const charge = await this.deps.credits.chargeNow(accountId, price, requestId);
+    const charge = await this.deps.credits.chargeNow(accountId, price, requestId, undefined, callChargeId(requestId));
     if (!charge.ok) return { outcome: 'refused', refusal: creditRefusal(charge.error, 'a cache-hit charge') };
     return { outcome: 'cache-hit', stored, charged: price, balance: charge.value.balance };
   }

@@ -159,6 +159,17 @@ export class AnalysisRuns {
   }
 
   async #admit(trx: Trx, input: AdmitInput): Promise<AdmitResult> {
+    // A retry that took over a call whose holder died finds the run that call admitted and paid for.
+    const earlier = await trx
+      .selectFrom('analysisRuns')
+      .select(['runId', 'price'])
+      .where('accountId', '=', input.accountId)
+      .where('requestId', '=', input.requestId)
+      .executeTakeFirst();
+    if (earlier) {
+      const { balance } = await this.deps.credits.balance(input.accountId, trx);
+      return { ok: true, runId: earlier.runId, balance, charged: input.payment.kind === 'charge' ? earlier.price : 0 };
+    }
     if (input.concurrencyCap !== null) {
       // Serialises the account's admissions so two cannot both take the last slot.
       await sql`select pg_advisory_xact_lock(hashtext(${`analysis-admission:${input.accountId}`}))`.execute(trx);

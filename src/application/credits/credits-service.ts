@@ -131,6 +131,14 @@ function instant(value: string): string {
   return Number.isNaN(t) ? value : new Date(t).toISOString();
 }
 
+/**
+ * The ledger ids of a priced call's one charge and one hold, made from the server's call
+ * id: a retry that takes over a call whose holder died (see the idempotency record) meets
+ * what that call already recorded instead of recording it twice.
+ */
+export const callChargeId = (callId: string) => `chg_${callId}`;
+export const callReservationId = (callId: string) => `rsv_${callId}`;
+
 export class CreditsService {
   readonly #batcher: KeyedBatcher<LedgerItem, Decided>;
   /** Spendable balance each account was left with by the last commit this process saw. */
@@ -263,9 +271,9 @@ export class CreditsService {
     requestRef: string,
     holdForMs: number,
     trx?: Trx,
+    reservationId = `rsv_${this.deps.ids.next()}`,
   ): Promise<CreditsResult<Balance & { reservationId: string }>> {
     const meta = this.#meta({ requestId: requestRef });
-    const reservationId = `rsv_${this.deps.ids.next()}`;
     const holdUntil = new Date(Date.parse(meta.occurredAt) + holdForMs).toISOString();
     const command: LedgerCommand = { type: 'ReserveCredits', accountId, reservationId, amount, requestRef, holdUntil, at: meta.occurredAt };
     const decided = await this.#run(accountId, command, reservationId, meta, trx);
@@ -287,7 +295,19 @@ export class CreditsService {
     const decided = await this.#run(accountId, command, reservationId, meta, trx);
     if (!decided.ok) return decided;
     const sum = (type: LedgerEvent['type']) => decided.events.filter((e) => e.type === type).reduce((n, e) => n + e.data.amount, 0);
-    return { ok: true, value: { ...decided.after, charged: sum('CreditsCharged'), released: sum('CreditsReleased') } };
+    // Settled before (a retry of a call whose holder died after settling): it charged what its charge row says.
+    const charged = decided.events.length > 0 ? sum('CreditsCharged') : await this.#chargedUnder(accountId, reservationId, trx);
+    return { ok: true, value: { ...decided.after, charged, released: sum('CreditsReleased') } };
+  }
+
+  async #chargedUnder(accountId: string, chargeId: string, trx?: Trx): Promise<number> {
+    const row = await (trx ?? this.deps.db)
+      .selectFrom('creditCharges')
+      .select('amount')
+      .where('accountId', '=', accountId)
+      .where('chargeId', '=', chargeId)
+      .executeTakeFirst();
+    return row ? row.amount : 0;
   }
 
   /** Gives a whole reservation back (the call failed before it cost anything). */

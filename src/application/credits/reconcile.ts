@@ -7,7 +7,8 @@
  *   (remaining, expiry) equals the fold of its ledger stream with the domain's
  *   `evolveLedger`; every stream has a balance row and every balance row a stream. Always the whole history (a
  *   balance is the fold of all of it), whatever the range.
- * - Audit: every request charged in the range has one audit event with the same requestId,
+ * - Audit: every request charged in the range has one audit event with the same requestId
+ *   (or callId: a retry that took over a call its instance died holding),
  *   the same billing account and creditsDeducted equal to the credits charged for it;
  *   every audited request in the range with creditsDeducted > 0 has ledger charges. A
  *   request that succeeded is compared gross: a reversal after the answer (a run that
@@ -357,7 +358,7 @@ export async function reconcileLedger(deps: ReconcileDeps, range: ReconcileRange
 
   for await (const audit of auditEvents(deps.events, range)) {
     const account = billingAccount(audit);
-    const charged = requests.get(audit.requestId);
+    const charged = requests.get(audit.callId ?? audit.requestId);
     if (charged) {
       for (const request of charged) request.audits.push(audit);
       continue;

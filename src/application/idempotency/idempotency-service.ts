@@ -1,7 +1,8 @@
 /**
  * Idempotency records in the event store, one stream per (API key, Idempotency-Key), so a
  * record survives a crash mid-call. Two concurrent first calls race on the stream version:
- * one starts the call, the other re-reads and sees it in progress.
+ * one starts the call, the other re-reads and sees it in progress. The caller renews the
+ * lease of a call it holds (`renew`) until the call ends; see the domain for takeover.
  */
 import type { Trx } from '../../db/database.ts';
 import { VersionConflictError, type EventStore } from '../../ports/event-store.ts';
@@ -31,10 +32,17 @@ export class IdempotencyService {
       store: EventStore<Trx>;
       clock: Clock;
       sealer?: IdempotencyRecordSealer;
-      /** How long a call may stay in flight before a retry with its key may take over: past the longest call. */
-      takeoverAfterMs: number;
+      /** How long a call holds its record between renewals. */
+      leaseMs: number;
+      /** The takeover bound of a record started before leases: past the longest call (see the domain). */
+      legacyTakeoverAfterMs: number;
     },
   ) {}
+
+  /** Three renewals per lease, so one slow or lost renewal does not give a live call away. */
+  get renewEveryMs(): number {
+    return this.deps.leaseMs / 3;
+  }
 
   async #state(streamId: string): Promise<{ state: IdempotencyState; version: number }> {
     const { events, version } = await this.deps.store.readStream(streamId);
@@ -46,25 +54,28 @@ export class IdempotencyService {
     streamId: string,
     command: IdempotencyCommand,
     requestId: string,
-  ): Promise<{ ok: true; state: IdempotencyState; appended: boolean } | { ok: false; error: IdempotencyError }> {
+  ): Promise<{ ok: true; state: IdempotencyState } | { ok: false; error: IdempotencyError }> {
     for (let attempt = 0; ; attempt += 1) {
       const { state, version } = await this.#state(streamId);
       const decision = decideIdempotency(command, state);
       if (!decision.ok) return decision;
-      if (decision.events.length === 0) return { ok: true, state, appended: false };
+      if (decision.events.length === 0) return { ok: true, state };
       try {
         await this.deps.store.append(streamId, version, decision.events, {
           streamType: 'idempotency',
           metadata: { occurredAt: this.deps.clock.now().toISOString(), requestId },
         });
-        return { ok: true, state: decision.events.reduce(evolveIdempotency, state), appended: true };
+        return { ok: true, state: decision.events.reduce(evolveIdempotency, state) };
       } catch (error) {
         if (!(error instanceof VersionConflictError) || attempt > 0) throw error;
       }
     }
   }
 
-  /** Starts the call, or says to replay the stored response, or refuses (in progress, reused). */
+  /**
+   * Starts the call, or says to replay the stored response, or refuses (in progress, reused).
+   * A call that proceeds is told its call id: this request's id, or the id of the call it takes over.
+   */
   async begin(
     keyId: string,
     idempotencyKey: string,
@@ -76,18 +87,36 @@ export class IdempotencyService {
     const print = this.deps.sealer ? await this.deps.sealer.fingerprint(fingerprint) : fingerprint;
     const result = await this.#run(
       streamId,
-      { type: 'Begin', fingerprint: print, requestId, now, takeoverAfterMs: this.deps.takeoverAfterMs },
+      {
+        type: 'Begin',
+        fingerprint: print,
+        requestId,
+        now,
+        leaseMs: this.deps.leaseMs,
+        legacyTakeoverAfterMs: this.deps.legacyTakeoverAfterMs,
+      },
       requestId,
     );
     if (!result.ok) return result.error;
-    if (result.appended) return { kind: 'proceed' };
+    if (result.state.status === 'in-flight') return { kind: 'proceed', callId: result.state.callId };
     // Nothing recorded and nothing refused: the record holds a response to replay.
-    if (result.state.status !== 'completed') return { kind: 'proceed' };
+    if (result.state.status !== 'completed') throw new Error(`an idempotency record neither started nor completed: ${result.state.status}`);
     const { response } = result.state;
     return {
       kind: 'replay',
       response: this.deps.sealer ? { ...response, body: await this.deps.sealer.open(response.body, streamId) } : response,
     };
+  }
+
+  /** Extends the lease of a call this request holds; false once another has taken it over (or it ended). */
+  async renew(keyId: string, idempotencyKey: string, requestId: string): Promise<boolean> {
+    const now = this.deps.clock.now().toISOString();
+    const result = await this.#run(
+      idempotencyStream(keyId, idempotencyKey),
+      { type: 'Renew', requestId, now, leaseMs: this.deps.leaseMs },
+      requestId,
+    );
+    return result.ok;
   }
 
   async complete(keyId: string, idempotencyKey: string, requestId: string, response: StoredResponse): Promise<void> {

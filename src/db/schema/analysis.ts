@@ -35,6 +35,8 @@ export const analysisRuns = pgTable(
     check('analysis_runs_status', sql`${t.status} in ('running', 'stored', 'failed')`),
     index('analysis_runs_account_running_idx').on(t.accountId, t.status),
     index('analysis_runs_unstarted_idx').on(t.workflowStarted, t.admittedAt),
+    // A retry that takes over a call finds the run that call admitted (see AnalysisRuns.admit).
+    index('analysis_runs_request_idx').on(t.accountId, t.requestId),
   ],
 );
 

@@ -7,6 +7,11 @@ export interface ApiRequestRecorded {
   readonly eventId: string;
   readonly occurredAt: string;
   readonly requestId: string;
+  /**
+   * Present when the request took over a call its instance died holding (an Idempotency-Key
+   * retried): the id that call's charges name, so they are matched to this row.
+   */
+  readonly callId?: string;
   readonly keyId: string;
   readonly userId: string;
   readonly organizationId: string | null;

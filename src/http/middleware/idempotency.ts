@@ -6,6 +6,10 @@
  * a reused key or one in flight with 409, and never stores an error, nor an answer marked
  * Cache-Control: no-store (an error in the body under 200, or a degraded search page that
  * was not charged): a retry with the same key runs again.
+ *
+ * While the handler runs, the call's lease is renewed; a retry after its instance died
+ * takes the call over once the lease lapses and runs under the dead call's id (`callId`),
+ * so the charges and holds the dead call made are found, not made twice.
  */
 import type { MiddlewareHandler } from 'hono';
 import type { IdempotencyService } from '../../application/idempotency/idempotency-service.ts';
@@ -26,7 +30,7 @@ export const checkIdempotencyKeyFormat: MiddlewareHandler<AppEnv> = async (c, ne
 };
 
 /** Same method, path and JSON meaning (key order and whitespace aside) give the same print. */
-async function fingerprint(method: string, path: string, bodyText: string): Promise<string> {
+export async function requestFingerprint(method: string, path: string, bodyText: string): Promise<string> {
   let body = bodyText;
   try {
     body = bodyText.trim() === '' ? '' : canonicalJson(JSON.parse(bodyText));
@@ -35,6 +39,27 @@ async function fingerprint(method: string, path: string, bodyText: string): Prom
   }
   const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(`${method} ${path}\n${body}`));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * Renews the lease every `everyMs` until stopped or until the record is no longer ours. A
+ * failed renewal (the database briefly gone) is retried at the next tick; should the lease
+ * lapse meanwhile, a retry may take the call over, which re-keys nothing: effects are keyed
+ * by the call id.
+ */
+function keepLease(renew: () => Promise<boolean>, everyMs: number): () => void {
+  let held = true;
+  const timer = setInterval(() => {
+    if (!held) return;
+    renew().then(
+      (still) => (held = still),
+      () => undefined,
+    );
+  }, everyMs);
+  return () => {
+    held = false;
+    clearInterval(timer);
+  };
 }
 
 export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEnv> {
@@ -46,7 +71,7 @@ export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEn
     }
     const { keyId } = principalOf(c);
     const requestId = c.get('requestId');
-    const print = await fingerprint(c.req.method, c.req.path, await c.req.text());
+    const print = await requestFingerprint(c.req.method, c.req.path, await c.req.text());
     const outcome = await service.begin(keyId, key, print, requestId);
     if ('tag' in outcome) {
       if (outcome.tag === 'InProgress') throw new ApiError('IDEMPOTENCY_IN_PROGRESS');
@@ -59,12 +84,16 @@ export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEn
       c.header('Idempotency-Replayed', 'true');
       return c.body(body, status as 200);
     }
+    c.set('callId', outcome.callId);
+    const release = keepLease(() => service.renew(keyId, key, requestId), service.renewEveryMs);
     try {
       await next();
     } catch (error) {
+      release();
       await service.abandon(keyId, key, requestId);
       throw error;
     }
+    release();
     if (c.res.status >= 400 || /\bno-store\b/i.test(c.res.headers.get('cache-control') ?? '')) {
       await service.abandon(keyId, key, requestId);
       return;

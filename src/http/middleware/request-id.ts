@@ -16,6 +16,7 @@ export function requestId(ids: IdGenerator): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const id = ids.next();
     c.set('requestId', id);
+    c.set('callId', id);
     c.header('X-Request-Id', id);
     const incoming = c.req.header('X-Client-Request-Id') ?? c.req.header('X-Request-Id');
     const clientId = incoming !== undefined && ACCEPTABLE.test(incoming) ? incoming : undefined;

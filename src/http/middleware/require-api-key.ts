@@ -125,6 +125,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
   async function audit(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): Promise<void> {
     const pattern = routePath(c, -1);
     const detail = c.get('auditDetail');
+    const callId = c.get('callId');
     // The answer is already decided; a trail write that fails is reported loudly, not turned into a 500.
     await deps.audit.recorder
       .record({
@@ -141,6 +142,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
         clientAddress: address,
         userAgent: c.req.header('User-Agent') ?? '',
         ...(detail === undefined ? {} : { detail }),
+        ...(callId === c.get('requestId') ? {} : { callId }),
       })
       .catch(deps.audit.onFailure);
   }

@@ -90,7 +90,7 @@ export function registerGetCaseAnalysis(
     }
     const result = await deps.admission.run({
       payer: principal,
-      callId: c.get('requestId'),
+      callId: c.get('callId'),
       endpoint: 'analysisRead',
       feature: 'aiAnalysis',
       work: async () => storedAnalysisOf(view, stored, deps.watermark, account),

@@ -93,7 +93,7 @@ export function registerGetCasePdf(app: App, auth: MiddlewareHandler<AppEnv>, de
 
     const result = await deps.admission.run({
       payer: principal,
-      callId: c.get('requestId'),
+      callId: c.get('callId'),
       endpoint: 'pdfLink',
       cap: { cap: 'pdfLinksPerMonth' },
       work: () => deps.documents.signedUrl(key, DOCUMENT_LINK_TTL_SECONDS),

@@ -71,7 +71,7 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
     const mark = (text: string | null) => (text === null ? null : deps.watermark(account, text));
     const result = await deps.admission.run({
       payer: principal,
-      callId: c.get('requestId'),
+      callId: c.get('callId'),
       endpoint: 'caseDetail',
       cap: { cap: 'distinctCasesPerDay', caseId: found.caseId },
       work: async () => ({ ...caseFieldsOf(found), summary: await mark(found.summary), text: await mark(found.text) }),

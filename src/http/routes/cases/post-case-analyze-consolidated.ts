@@ -88,7 +88,7 @@ export function registerPostCaseAnalyzeConsolidated(
     const result = await deps.requests.requestConsolidated({
       view,
       accountId: account,
-      requestId: c.get('requestId'),
+      requestId: c.get('callId'),
       force: body.force ?? false,
     });
     switch (result.outcome) {

@@ -127,7 +127,7 @@ export function registerPostCaseAnalyze(
     const result = await deps.requests.requestSingle({
       view,
       accountId: account,
-      requestId: c.get('requestId'),
+      requestId: c.get('callId'),
       force: body.force ?? false,
       allowRemoteFetch: body.allowRemoteFetch ?? false,
       concurrencyCap: principal.limits.concurrentAnalyses,

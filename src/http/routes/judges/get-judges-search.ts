@@ -81,7 +81,7 @@ export function registerGetJudgesSearch(app: App, auth: MiddlewareHandler<AppEnv
     const { q } = c.req.valid('query');
     const result = await deps.admission.run({
       payer: principalOf(c),
-      callId: c.get('requestId'),
+      callId: c.get('callId'),
       endpoint: 'judgeSearch',
       work: () => deps.judges.search(q),
     });

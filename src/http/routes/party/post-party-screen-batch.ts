@@ -153,7 +153,7 @@ export function registerPostPartyScreenBatch(
     });
     c.set('auditDetail', batchAuditDetail(body, inputs));
     const now = deps.clock.now();
-    const outcome = await deps.checks.batch({ principal, requestId: c.get('requestId'), purpose: body.purpose }, inputs, now);
+    const outcome = await deps.checks.batch({ principal, requestId: c.get('callId'), purpose: body.purpose }, inputs, now);
     if (!outcome.ok) throw refusalError(outcome.refusal, deps);
     recordCharge(c, outcome.charged, outcome.balance);
     const data = outcome.results.map((r) => {

@@ -84,7 +84,7 @@ export function registerPostPartyScreen(
     if (!built.ok)
       throw new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${built.problems.join('; ')}`, details: built.problems });
     const now = deps.clock.now();
-    const outcome = await deps.checks.single({ principal, requestId: c.get('requestId'), purpose: body.purpose }, built.request, now);
+    const outcome = await deps.checks.single({ principal, requestId: c.get('callId'), purpose: body.purpose }, built.request, now);
     if (!outcome.ok) throw refusalError(outcome.refusal, deps);
     recordCharge(c, outcome.charged, outcome.balance);
     return c.json(

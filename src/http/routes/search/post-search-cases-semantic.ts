@@ -216,7 +216,7 @@ export function registerPostSearchCasesSemantic(
     const { query, page, limit, filters } = c.req.valid('json');
     const resolution = resolveSemanticFilters(query, filters ?? {}, deps.clock.now().getUTCFullYear());
     if (!resolution.ok) throw validationFailed(resolution.problems);
-    const call = { payer: principalOf(c), callId: c.get('requestId'), query, filters: resolution.value, page, limit };
+    const call = { payer: principalOf(c), callId: c.get('callId'), query, filters: resolution.value, page, limit };
     const { results, pagination } = admitted(c, await deps.searches.semantic(call), deps.links).value;
     // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.
     if (results.restrictedCheckDegraded) c.header('Cache-Control', 'no-store');

@@ -174,7 +174,7 @@ export function registerPostSearchCases(
     if (!resolution.ok) throw validationFailed(resolution.problems);
     const sort: SearchSort = body.sortBy === undefined || body.sortBy === 'date' ? 'relevance' : body.sortBy;
     const { query, page, limit, searchAfter } = body;
-    const call = { payer: principalOf(c), callId: c.get('requestId'), query, resolved: resolution.value, sort, page, limit, searchAfter };
+    const call = { payer: principalOf(c), callId: c.get('callId'), query, resolved: resolution.value, sort, page, limit, searchAfter };
     const result = await deps.searches.keyword(call);
     const { results, pagination } = admitted(c, result, deps.links).value;
     // A masked page is not stored for Idempotency-Key replay: a retry runs again for the unmasked page.

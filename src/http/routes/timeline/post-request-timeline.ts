@@ -146,7 +146,7 @@ export function registerPostRequestTimeline(
       refresh: body.refresh ?? false,
       accountId: account,
       dailyCap: principal.limits.liveFetchesPerDay,
-      callId: c.get('requestId'),
+      callId: c.get('callId'),
     });
     if (result.outcome === 'refused') throw refusalError(result.refusal, deps);
     const job = result.outcome === 'answered' ? result.job : await deps.requests.job(result.requestId, account);

@@ -1,0 +1,1 @@
+CREATE INDEX "analysis_runs_request_idx" ON "analysis_runs" USING btree ("account_id","request_id");
