@@ -282,6 +282,8 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
     readonly spent: number;
     readonly reserved: number;
     readonly searchCharges: number;
+    /** The request each kept search charge was made for. */
+    readonly searchChargeRefs: Set<string>;
     readonly analysisCharges: { runId: string; amount: number; reversed: boolean }[];
   }
 
@@ -302,6 +304,7 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
       spent: GRANT - data.balance,
       reserved: data.reserved,
       searchCharges: charges.filter((c) => !c.reversed && c.amount === PRICES.keywordSearch.credits).length,
+      searchChargeRefs: new Set(charges.filter((c) => !c.reversed && c.amount === PRICES.keywordSearch.credits).map((c) => c.requestRef)),
       analysisCharges: charges
         .filter((c) => c.amount === PRICES.analyze.credits)
         .map((c) => ({ runId: c.chargeId, amount: c.amount, reversed: c.reversed })),
@@ -316,6 +319,22 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
     const { credits, uncertain } = earned();
     const expected = credits + stored * PRICES.analyze.credits;
     const searchKeys = new Set(outcomes.filter((o) => o.kind === 'keywordSearch' && o.answer && o.answer.status < 300).map((o) => o.key));
+    // Keys answered 2xx whose answers name no charged request: what each of their answers said.
+    const uncharged = [...searchKeys].flatMap((k) => {
+      const answers = outcomes.filter((o) => o.key === k && o.answer).map((o) => o.answer!);
+      if (answers.some((a) => b.searchChargeRefs.has(a.headers.get('x-request-id') ?? ''))) return [];
+      return [
+        {
+          key: k,
+          answers: answers.map((a) => ({
+            status: a.status,
+            replayed: a.headers.get('idempotency-replayed'),
+            charged: a.headers.get('x-credits-charged'),
+            requestId: a.headers.get('x-request-id'),
+          })),
+        },
+      ];
+    });
     // Every ended run is announced: wait for the stragglers before counting.
     const deadline = Date.now() + 60_000;
     const announced = () => new Set(receiver.deliveries.map((d) => d.runId));
@@ -336,6 +355,7 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
       unansweredReads: uncertain,
       searchKeys: searchKeys.size,
       searchCharges: b.searchCharges,
+      uncharged,
       analysisCharges: b.analysisCharges.length,
       analyses: ended.size,
       stored,
