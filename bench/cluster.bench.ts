@@ -124,7 +124,7 @@ export function printCluster(f: ClusterFigures): string {
   ] as const)
     for (const n of INSTANCES) {
       const w = figures[n]!;
-      rows.push([name, n, w.perSecond, w.p50Ms, w.p99Ms, w.failures, ratios[n]!]);
+      rows.push([name, String(n), w.perSecond, w.p50Ms, w.p99Ms, w.failures, ratios[n]!]);
     }
   return table(rows);
 }
