@@ -3,6 +3,8 @@ import { benchGateThroughput, benchLimiters, benchRevocation } from './access.be
 import { benchAnalytics } from './analytics.bench.ts';
 import { analysisBench } from './analysis.bench.ts';
 import { callerTextBench } from './caller-text.bench.ts';
+import { benchCluster, printCluster } from './cluster.bench.ts';
+import { clusterMissing } from '../test/support/cluster.ts';
 import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.ts';
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
@@ -229,4 +231,13 @@ if (analysis) {
   );
 } else {
   console.log('\n(Analysis skipped: no Temporal CLI at TEMPORAL_CLI_PATH, on PATH or at ../shared/bin/temporal)');
+}
+
+if (clusterMissing) console.log(`\n(Cluster benchmark skipped: ${clusterMissing})`);
+else {
+  const cluster = await benchCluster();
+  console.log(
+    `\nCluster: 1, 2 and 3 API instances on the same engines through HAProxy TLS (2 shared cores; medians of ${String(cluster.runs)} runs of ${String(cluster.seconds)} s; vs 1: the median of each run's ratio)`,
+  );
+  console.log(printCluster(cluster));
 }

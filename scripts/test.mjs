@@ -1,10 +1,11 @@
-// Runs the test tiers with node's test runner: `node scripts/test.mjs [unit|int|e2e]...`.
-// Files are test/<tier>/**/*.<tier>.test.ts; tiers run in order unit, int, e2e.
+// Runs the test tiers with node's test runner: `node scripts/test.mjs [unit|int|e2e|cluster]...`.
+// Files are test/<tier>/**/*.<tier>.test.ts; tiers run in order unit, int, e2e, cluster (the service as
+// three instances and a worker apart behind a load balancer: minutes, so it stays one file).
 import { spawnSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const tiers = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['unit', 'int', 'e2e'];
+const tiers = process.argv.slice(2).length > 0 ? process.argv.slice(2) : ['unit', 'int', 'e2e', 'cluster'];
 
 function files(dir, suffix) {
   let found = [];
