@@ -85,7 +85,6 @@ describe(
         AUTO_INGEST: 'false',
         // No workflow engine: the calls here are answered without one.
         TEMPORAL_CLI_PATH: '/nonexistent/temporal',
-        LOG_LEVEL: 'warn',
         ...(process.env.TEST_REDIS_URL ? { REDIS_URL: process.env.TEST_REDIS_URL } : {}),
         ...(meiliUrl ? { MEILI_URL: meiliUrl, MEILI_API_KEY: process.env.MEILI_API_KEY ?? '', MEILI_INDEX: meiliIndex } : {}),
       };
