@@ -290,7 +290,10 @@ export interface Corpus {
 }
 
 export function hcChunksPerCase(): number {
-  return Math.min(ASSUMED.maxChunksPerCase, Math.ceil(ASSUMED.hcCharsPerJudgment / MEASURED.sourceCharsPerChunk) + ASSUMED.summaryChunksPerCase);
+  return Math.min(
+    ASSUMED.maxChunksPerCase,
+    Math.ceil(ASSUMED.hcCharsPerJudgment / MEASURED.sourceCharsPerChunk) + ASSUMED.summaryChunksPerCase,
+  );
 }
 
 export function corpusFrom(hc: readonly CourtYearCount[]): Corpus {
@@ -384,11 +387,17 @@ export function apiPlan(load: Load): ComponentPlan {
     load.screening * h.screening +
     load.workflow * h.workflow;
   const cpuCores = coreMs / 1000;
-  return plan('API (Node, stateless)', 'Hono on Node', { cpuCores, memoryBytes: cpuCores * ASSUMED.apiMemoryPerCore, diskBytes: 0 }, SHAPES.api, {
-    minNodes: 2,
-    target: ASSUMED.targetUtilisation,
-    layout: 'behind a load balancer; query embedding on the local model',
-  });
+  return plan(
+    'API (Node, stateless)',
+    'Hono on Node',
+    { cpuCores, memoryBytes: cpuCores * ASSUMED.apiMemoryPerCore, diskBytes: 0 },
+    SHAPES.api,
+    {
+      minNodes: 2,
+      target: ASSUMED.targetUtilisation,
+      layout: 'behind a load balancer; query embedding on the local model',
+    },
+  );
 }
 
 /** Meilisearch Enterprise Edition sharding: every shard in RAM (as measured), each on its own node. */
@@ -454,7 +463,8 @@ export function ledgerPlan(load: Load): ComponentPlan {
   const diskBytes = auditPerDay * ASSUMED.auditRetentionDaysInPostgres + ledgerPerDay * 365 * ASSUMED.ledgerYears;
   const demand = {
     cpuCores:
-      (chargedRps(load) * coreMsPer(MEASURED.chargedSpreadRequestsPerSecond) + load.unmetered * coreMsPer(MEASURED.meRequestsPerSecond)) / 1000,
+      (chargedRps(load) * coreMsPer(MEASURED.chargedSpreadRequestsPerSecond) + load.unmetered * coreMsPer(MEASURED.meRequestsPerSecond)) /
+      1000,
     memoryBytes: (auditPerDay + ledgerPerDay) * ASSUMED.ledgerHotDays * copies,
     diskBytes: diskBytes * copies,
   };
@@ -550,12 +560,18 @@ export function capacityModel(corpus: Corpus, load: Load): ComponentPlan[] {
 export function initialBuild(corpus: Corpus): { readonly step: string; readonly coreHours: number }[] {
   const hnswRate = MEASURED.hnswBuildVectorsPerSecondAt20k / (hnswWalkMs(corpus.semanticChunks) / MEASURED.hnswWalkMsAt20k);
   return [
-    { step: 'ingest into the case store', coreHours: (corpus.keywordRecords / MEASURED.ingestRowsPerSecond) * (MEASURED.benchCores / 3600) },
+    {
+      step: 'ingest into the case store',
+      coreHours: (corpus.keywordRecords / MEASURED.ingestRowsPerSecond) * (MEASURED.benchCores / 3600),
+    },
     {
       step: 'Meilisearch indexing (at the rate of one index near 1M docs)',
       coreHours: (corpus.keywordRecords / MEASURED.meiliIndexDocsPerSecond) * (MEASURED.benchCores / 3600),
     },
-    { step: 'embedding the semantic chunks (local model, one worker thread)', coreHours: corpus.semanticChunks / MEASURED.embedChunksPerSecond / 3600 },
+    {
+      step: 'embedding the semantic chunks (local model, one worker thread)',
+      coreHours: corpus.semanticChunks / MEASURED.embedChunksPerSecond / 3600,
+    },
     { step: 'HNSW build (one core, slowed with depth)', coreHours: corpus.semanticChunks / hnswRate / 3600 },
   ];
 }

@@ -91,6 +91,9 @@ for (const dir of ['src', 'cjs/src']) {
     if (source.includes(MARK)) continue;
     if (source.includes(OLDER_MARK)) throw new Error(`${path}: patched by an older version of this script; reinstall (npm ci)`);
     if (!patches.every(([code]) => source.includes(code))) throw new Error(`${path}: the code the closed-socket guard patches has changed`);
-    writeFileSync(path, patches.reduce((text, [code, guarded]) => text.replace(code, guarded), source));
+    writeFileSync(
+      path,
+      patches.reduce((text, [code, guarded]) => text.replace(code, guarded), source),
+    );
   }
 }
