@@ -19,6 +19,13 @@ export interface InsertOptions {
 }
 
 export interface AnalyticsStore {
+  /**
+   * Set on a store one process holds for itself (the embedded ClickHouse in its data
+   * folder): such a store is a replica of the audit trail, filled by a projection of its own,
+   * so every instance answers usage and audit from every event, not from the share it wrote.
+   * Absent on a server every instance shares.
+   */
+  readonly replica?: string;
   /** Runs a statement that returns no rows (DDL, SYSTEM, OPTIMIZE). */
   command(sql: string): Promise<void>;
   /** Inserts rows by column name; a Date becomes UTC text, a missing column takes its default. */

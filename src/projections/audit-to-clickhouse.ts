@@ -1,7 +1,9 @@
 /**
  * Carries audit events from the event store into ClickHouse's audit_events table. Delivery
  * is at least once (the checkpoint commits after the insert); the table collapses replays
- * by event_id, so a redelivered batch never double counts.
+ * by event_id, so a redelivered batch never double counts. A store one process holds for
+ * itself (a replica) gets a projection, and so a checkpoint, of its own: it receives every
+ * event whichever instance recorded it.
  */
 import { AUDIT_EVENT_TYPE, type ApiRequestRecorded } from '../domain/audit/audit.ts';
 import type { AnalyticsStore } from '../ports/analytics.ts';
@@ -15,7 +17,7 @@ export function auditToClickHouse(
   table: (typeof AUDIT_TABLES)[keyof typeof AUDIT_TABLES] = AUDIT_TABLES.live,
 ): AsyncProjection {
   return {
-    name: 'audit-to-clickhouse',
+    name: store.replica === undefined ? 'audit-to-clickhouse' : `audit-to-clickhouse:${store.replica}`,
     handles: [AUDIT_EVENT_TYPE],
     apply: async (events) => {
       const rows = events.map((e) => {

@@ -5,7 +5,7 @@
  * turns engine failures into AnalyticsError, so the event loop never waits on a query.
  * Data persists under DATA_DIR/clickhouse.
  */
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { AnalyticsError, type AnalyticsParam, type AnalyticsStore, type InsertOptions } from '../../ports/analytics.ts';
@@ -31,7 +31,10 @@ export class ChdbAnalyticsStore implements AnalyticsStore {
   private closed: Promise<void> | undefined;
   private stopped: Error | undefined;
 
-  constructor(private readonly worker: Worker) {
+  constructor(
+    private readonly worker: Worker,
+    readonly replica: string,
+  ) {
     worker.on('message', (reply: ChdbReply) => this.settle(reply));
     worker.on('error', (error) =>
       this.stop(new AnalyticsError(`chdb worker failed: ${error.message}`, undefined, undefined, { cause: error })),
@@ -114,6 +117,13 @@ function startup(worker: Worker): Promise<void> {
   });
 }
 
+/** The store's own id, kept with its data: a store reopened resumes its projection, a new folder starts one afresh. */
+function replicaOf(dataPath: string): string {
+  const file = join(dataPath, 'replica-id');
+  if (!existsSync(file)) writeFileSync(file, crypto.randomUUID(), { flag: 'wx' });
+  return readFileSync(file, 'utf8').trim();
+}
+
 export async function openChdbStore(dataDir: string): Promise<ChdbAnalyticsStore> {
   const dataPath = join(dataDir, 'clickhouse');
   mkdirSync(dataPath, { recursive: true });
@@ -131,5 +141,5 @@ export async function openChdbStore(dataDir: string): Promise<ChdbAnalyticsStore
     await worker.terminate();
     throw error;
   }
-  return new ChdbAnalyticsStore(worker);
+  return new ChdbAnalyticsStore(worker, replicaOf(dataPath));
 }
