@@ -252,8 +252,8 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
   let lastTotals: AuditTotals[] = [];
 
   /**
-   * Each instance's usage and audit totals, read from it directly, once each says `spent`
-   * (the audit trails calls by seconds) or after 30 s.
+   * Each instance's usage and audit totals, read from it directly, once all agree and say
+   * `spent` (the audit trails calls by seconds) or after 30 s.
    */
   async function auditTotals(spent: number): Promise<AuditTotals[]> {
     const deadline = Date.now() + 30_000;
@@ -272,7 +272,10 @@ describe('the service as a cluster behind a TLS load balancer', { skip: clusterM
           auditCredits: summary.totalCreditsDeducted,
         });
       }
-      const settled = totals.every((t) => t.auditCredits === spent);
+      // Each replica catches up on its own: settled once all say the same, and that the ledger's `spent`.
+      const settled =
+        totals.every((t) => t.auditCredits === spent && t.usageCredits === spent) &&
+        new Set(totals.map((t) => JSON.stringify(t))).size === 1;
       if (settled || Date.now() > deadline) return totals;
       await new Promise((r) => setTimeout(r, 1000));
     }
