@@ -31,16 +31,19 @@ describe('the service under Node on embedded defaults', () => {
 
   it('is healthy on every dependency, the workflow engine, its workers and the analytics store included', async () => {
     // The workers bundle the workflow code first (seconds): until one polls, the service is rightly degraded.
+    // During first-start ingest the embedded database's one connection is busy, and on a loaded machine
+    // its probe may time out (503 unhealthy) for a moment: what must hold is that it ends healthy.
     let body: DeepHealth | undefined;
+    const seen: string[] = [];
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
       const res = await fetch(`${service.url}${API}/health?deep=1`);
-      assert.equal(res.status, 200);
       body = (await res.json()) as DeepHealth;
-      if (body.status === 'healthy') break;
+      seen.push(`${String(res.status)} ${body.status}`);
+      if (res.status === 200 && body.status === 'healthy') break;
       await new Promise((r) => setTimeout(r, 1000));
     }
-    assert.equal(body?.status, 'healthy', JSON.stringify(body));
+    assert.equal(body?.status, 'healthy', `${JSON.stringify(body)} after ${seen.join(', ')}`);
     assert.deepEqual(Object.keys(body.checks).sort(), [...SPEC_CHECKS, ...OUR_CHECKS].sort());
     assert.equal(body.checks.documentDatabase?.backend, 'pglite');
     assert.equal(body.checks.workflowEngine?.backend, 'temporal-dev-server');
