@@ -141,6 +141,7 @@ export function wireApplication(options: WiringOptions) {
   // Stored replies quote what was searched or screened: sealed at rest, fingerprints keyed.
   const idempotency = new IdempotencyService({
     store,
+    transaction: (work) => db.transaction().execute(work),
     clock,
     sealer: new IdempotencyRecordSealer(options.keyHashSecret),
     leaseMs: IDEMPOTENCY_LEASE_MS,

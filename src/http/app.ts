@@ -182,19 +182,21 @@ export function createApp(deps: AppDeps): App {
   registerGetAudit(api, keyed, deps.audit);
   registerGetUsage(api, keyed, deps.usage);
   const r = deps.research;
+  // A reply stored for retries commits with the call's audit row, so both use the gate's recorder.
+  const once = idempotent(r.idempotency, deps.apiKeyGate.audit.recorder);
   const priced = { admission: r.admission, links: { topUpUrl: r.topUpUrl, upgradeUrl: deps.analysis.upgradeUrl } };
-  registerPostSearchCases(api, keyed, idempotent(r.idempotency), { links: priced.links, searches: r.searchPages, clock: r.clock });
-  registerPostSearchCasesSemantic(api, keyed, idempotent(r.idempotency), { links: priced.links, searches: r.searchPages, clock: r.clock });
+  registerPostSearchCases(api, keyed, once, { links: priced.links, searches: r.searchPages, clock: r.clock });
+  registerPostSearchCasesSemantic(api, keyed, once, { links: priced.links, searches: r.searchPages, clock: r.clock });
   registerGetJudgesSearch(api, keyed, { ...priced, judges: r.judges });
   registerGetCasePdf(api, keyed, { ...priced, cases: r.cases, documents: r.documents, clock: r.clock });
   registerGetCase(api, keyed, { ...priced, cases: r.cases, watermark: r.watermarkLong });
   // Analyses carry the same per-account watermark as case text.
   const analysis = { ...deps.analysis, watermark: r.watermark };
   registerGetCaseAnalysis(api, keyed, { ...analysis, ...priced });
-  registerPostCaseAnalyze(api, keyed, idempotent(r.idempotency), analysis);
-  registerPostCaseAnalyzeConsolidated(api, keyed, idempotent(r.idempotency), analysis);
-  registerPartyRoutes(api, keyed, idempotent(r.idempotency), deps.screening);
-  registerTimelineRoutes(api, keyed, idempotent(r.idempotency), deps.timeline);
+  registerPostCaseAnalyze(api, keyed, once, analysis);
+  registerPostCaseAnalyzeConsolidated(api, keyed, once, analysis);
+  registerPartyRoutes(api, keyed, once, deps.screening);
+  registerTimelineRoutes(api, keyed, once, deps.timeline);
   if (r.documentLinks) {
     // Signed links need no key; the per-address limit keeps the download route from being a free amplifier.
     api.use('/documents/*', publicRateLimit(deps.publicRateLimit, 'documents'));

@@ -1,6 +1,6 @@
 /** Hono context variables every route may read: only per-request facts, never services. */
 import type { Principal } from '../application/access/key-authenticator.ts';
-import type { AuditDetail } from '../domain/audit/audit.ts';
+import type { AuditDetail, AuditEntry } from '../domain/audit/audit.ts';
 import type { ErrorCode } from './error-codes.ts';
 
 export interface AppEnv {
@@ -20,6 +20,10 @@ export interface AppEnv {
     creditsDeducted?: number;
     /** Set by a keyed route that records non-personal facts of the call in its audit row. */
     auditDetail?: AuditDetail;
+    /** Set by the API-key middleware: this request's audit row as it stands, answered with `status`. */
+    auditEntry?: (status: number) => AuditEntry;
+    /** Set once the request's audit row is committed with its stored reply (idempotency middleware). */
+    audited?: true;
     /** Set by renderError: the code the request was answered with, for the refusal count. */
     errorCode?: ErrorCode;
   };

@@ -49,6 +49,8 @@ import {
 } from '../support/temporal.ts';
 import { join } from 'node:path';
 import { eventStoreOf } from '../../src/wiring.ts';
+import { IDEMPOTENCY_LEASE_MS } from '../../src/domain/idempotency/idempotency.ts';
+import { requestFingerprint } from '../../src/http/middleware/idempotency.ts';
 
 type Json = Record<string, unknown>;
 const operator = { kind: 'operator' } as const;
@@ -641,5 +643,51 @@ for (const factory of databases)
       const reused = await call(fixture.keys.active, 'POST', '/cases/sc-inabs-362/analyze', { force: false }, headers);
       assert.equal(reused.res.status, 409);
       assert.equal(reused.body.code, 'IDEMPOTENCY_KEY_REUSED');
+    });
+
+    it('a retry that takes over a dead analyze call answers with the run it admitted, stored since: 202, charged once, no cache hit', async () => {
+      const caseId = 'sc-inabs-362';
+      const body = { force: false };
+      const key = 'analyze-dead-instance';
+      const deadCall = 'req-dead-analyze';
+      const auth = await t.application.authenticator.authenticate(fixture.keys.active);
+      assert.ok(auth.ok);
+      // What an instance killed after admitting leaves: the started record, the run it paid for (which goes on and stores).
+      const print = await requestFingerprint('POST', `${BASE}/cases/${caseId}/analyze`, JSON.stringify(body));
+      assert.deepEqual(await t.application.idempotency.begin(auth.principal.keyId, key, print, deadCall), {
+        kind: 'proceed',
+        callId: deadCall,
+      });
+      const caseNumberNormalised = (await t.research.cases.sourceOf(caseId))!.caseNumberNormalised;
+      const { value: admitted, charged } = await costOf(() =>
+        t.analysis.runs.admit({
+          subject: { kind: 'single', caseId, caseNumberNormalised },
+          accountId: fixture.organizationId,
+          requestId: deadCall,
+          price: 100,
+          payment: { kind: 'charge' },
+          allowRemoteFetch: false,
+          remoteFetchPlanned: false,
+          concurrencyCap: null,
+        }),
+      );
+      assert.ok(admitted.ok);
+      assert.equal(charged, 100);
+      await temporal.workflows.startAnalysis(admitted.runId, { accountId: fixture.organizationId });
+      assert.equal(await runEnded(admitted.runId), 'stored');
+
+      clock.advanceSeconds(IDEMPOTENCY_LEASE_MS / 1000);
+      const retry = await costOf(() => call(fixture.keys.active, 'POST', `/cases/${caseId}/analyze`, body, { 'Idempotency-Key': key }));
+      assert.equal(
+        retry.value.res.status,
+        202,
+        String(retry.value.body.code ?? (retry.value.body.meta as Json | undefined)?.creditsCharged),
+      );
+      assert.equal((retry.value.body.data as Json).runId, admitted.runId);
+      assert.equal(retry.charged, 0, 'the dead call paid for the run; the retry adds nothing');
+      assert.deepEqual(
+        (await ledgerOf(admitted.runId)).map((e) => [e.type, e.amount]),
+        [['CreditsCharged', 100]],
+      );
     });
   });

@@ -38,12 +38,13 @@ for (const factory of databases) {
       fixture = await createAccessFixture(test.application.accounts, clock);
       const sealed = new IdempotencyService({
         store: test.application.store,
+        transaction: (work) => database.db.transaction().execute(work),
         clock,
         sealer,
         leaseMs: 15_000,
         legacyTakeoverAfterMs: 10 * 60_000,
       });
-      test.app.post(PATH, requireApiKey(test.gate), idempotent(sealed), async (c) => {
+      test.app.post(PATH, requireApiKey(test.gate), idempotent(sealed, test.application.audit), async (c) => {
         runs += 1;
         const body = await c.req.json<{ name: string }>();
         return c.json({ success: true, data: { run: runs, matches: [{ matchedName: QUOTED_PARTY, nameLength: body.name.length }] } }, 200);

@@ -80,9 +80,15 @@ for (const factory of databases)
       const auth = await t.application.authenticator.authenticate(fixture.keys.active);
       assert.ok(auth.ok);
       keyId = auth.principal.keyId;
-      service = new IdempotencyService({ store: t.application.store, clock, leaseMs, legacyTakeoverAfterMs: inFlightTakeoverMs(0) });
+      service = new IdempotencyService({
+        store: t.application.store,
+        transaction: (work) => database.db.transaction().execute(work),
+        clock,
+        leaseMs,
+        legacyTakeoverAfterMs: inFlightTakeoverMs(0),
+      });
       const gate = new Promise<void>((r) => (release = r));
-      t.app.put(`${BASE}/slow-leased`, requireApiKey(t.gate), idempotent(service), async (c) => {
+      t.app.put(`${BASE}/slow-leased`, requireApiKey(t.gate), idempotent(service, t.application.audit), async (c) => {
         runs += 1;
         await gate;
         return c.json({ success: true }, 201);

@@ -2,11 +2,15 @@
  * The spec's seven idempotency rules through the real app, gate and event store, on a
  * keyed POST route mounted at one of the idempotent paths (the real charging routes arrive
  * with their issues): replay verbatim, reuse and in-flight conflicts, malformed header
- * before the body, errors never stored, scope per key, and parallel duplicates.
+ * before the body, errors never stored, scope per key, and parallel duplicates; and a stored
+ * reply committed with its call's audit row.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { AuditRecorder } from '../../src/application/audit/audit-recorder.ts';
+import { AUDIT_EVENT_TYPE, type ApiRequestRecorded, type AuditEntry } from '../../src/domain/audit/audit.ts';
 import { ApiError } from '../../src/http/api-error.ts';
+import { randomIds } from '../../src/ports/clock.ts';
 import { idempotent } from '../../src/http/middleware/idempotency.ts';
 import { requireApiKey } from '../../src/http/middleware/require-api-key.ts';
 import { createAccessFixture, type AccessFixture } from '../support/access-fixture.ts';
@@ -27,13 +31,34 @@ for (const factory of databases) {
       test = buildTestApp({ db: database.db, clock });
       await test.application.invalidator.poll();
       fixture = await createAccessFixture(test.application.accounts, clock);
-      test.app.put(`${BASE}/request-timeline`, requireApiKey(test.gate), idempotent(test.application.idempotency), async (c) => {
-        runs += 1;
-        await gate;
-        const body = await c.req.json<{ fail?: boolean; caseNumber?: string }>();
-        if (body.fail) throw new ApiError('UPSTREAM_UNAVAILABLE');
-        return c.json({ success: true, data: { run: runs, caseNumber: body.caseNumber ?? null } }, 201);
-      });
+      test.app.put(
+        `${BASE}/request-timeline`,
+        requireApiKey(test.gate),
+        idempotent(test.application.idempotency, test.application.audit),
+        async (c) => {
+          runs += 1;
+          await gate;
+          const body = await c.req.json<{ fail?: boolean; caseNumber?: string }>();
+          if (body.fail) throw new ApiError('UPSTREAM_UNAVAILABLE');
+          return c.json({ success: true, data: { run: runs, caseNumber: body.caseNumber ?? null } }, 201);
+        },
+      );
+      // Stands for an instance killed after its answer and before its trail batch: the batch never commits.
+      class DyingBatchRecorder extends AuditRecorder {
+        override record(_entry: AuditEntry): Promise<void> {
+          return Promise.reject(new Error('instance gone before the trail batch'));
+        }
+      }
+      const dying = new DyingBatchRecorder({ store: test.application.store, ids: randomIds });
+      test.app.put(
+        `${BASE}/charged-call`,
+        requireApiKey({ ...test.gate, audit: { ...test.gate.audit, recorder: dying, onFailure: () => undefined } }),
+        idempotent(test.application.idempotency, dying),
+        async (c) => {
+          c.set('creditsDeducted', 5);
+          return c.json({ success: true }, 201);
+        },
+      );
     });
     after(async () => database.close());
 
@@ -128,6 +153,39 @@ for (const factory of databases) {
         statuses.join(','),
       );
       assert.equal(results.filter((r) => r.status === 201 && r.headers.get('idempotency-replayed') === null).length, 1);
+    });
+
+    async function auditRows(requestId: string | null): Promise<ApiRequestRecorded[]> {
+      const events = await test.application.store.readEventTypeByPosition({ type: AUDIT_EVENT_TYPE, after: 0, limit: 100_000 });
+      return events.map((e) => e.data as ApiRequestRecorded).filter((row) => row.requestId === requestId);
+    }
+
+    it('records one audit row for a stored call, not one per middleware', async () => {
+      const first = await post('audited-once', { caseNumber: 'once' });
+      assert.equal(first.status, 201);
+      const rows = await auditRows(first.headers.get('x-request-id'));
+      assert.deepEqual(
+        rows.map((r) => r.status),
+        [201],
+      );
+    });
+
+    it('commits a stored reply with its audit row: a replay after the trail batch was lost still finds the charge audited', async () => {
+      const charged = (key: string) =>
+        test.app.request(`${BASE}/charged-call`, {
+          method: 'PUT',
+          headers: { 'X-API-Key': fixture.keys.active, 'Content-Type': 'application/json', 'Idempotency-Key': key },
+          body: '{}',
+        });
+      const first = await charged('charged-audit-1');
+      assert.equal(first.status, 201);
+      const replay = await charged('charged-audit-1');
+      assert.equal(replay.headers.get('idempotency-replayed'), 'true');
+      const rows = await auditRows(first.headers.get('x-request-id'));
+      assert.equal(rows.length, 1);
+      assert.equal(rows[0]!.creditsDeducted, 5);
+      assert.equal(rows[0]!.status, 201);
+      assert.equal(rows[0]!.endpoint, '/charged-call');
     });
 
     it('treats a key as new once its 24 hours have passed', async () => {

@@ -146,7 +146,9 @@ export class AnalysisRequests {
     // The spec puts the remote-fetch allowlist check before the tier and the balance.
     const denied = entitlement(input.tier, 'aiAnalysis');
     if (denied) return { outcome: 'refused', refusal: denied };
-    const stored = input.force ? null : await this.stored(view.caseId);
+    // A call taken over after its holder died answers with the run it admitted, whatever that run has stored since.
+    const takenOver = (await this.deps.runs.admittedBy(input.accountId, input.requestId)) !== null;
+    const stored = input.force || takenOver ? null : await this.stored(view.caseId);
     if (stored)
       return this.#cacheHit(
         stored,
@@ -195,7 +197,7 @@ export class AnalysisRequests {
       const price = finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: true });
       return stored ? this.#cacheHit(stored, input.accountId, input.requestId, price) : null;
     };
-    if (!input.force) {
+    if (!input.force && (await this.deps.runs.admittedBy(input.accountId, input.requestId)) === null) {
       const hit = await cacheHit();
       if (hit) return hit;
     }

@@ -158,14 +158,23 @@ export class AnalysisRuns {
     }
   }
 
-  async #admit(trx: Trx, input: AdmitInput): Promise<AdmitResult> {
-    // A retry that took over a call whose holder died finds the run that call admitted and paid for.
-    const earlier = await trx
+  /**
+   * The run a call admitted, if any: a retry that took over a call whose holder died answers
+   * with that run, even once it has stored its analysis (not as a new call finding it cached).
+   */
+  async admittedBy(accountId: string, requestId: string, trx?: Trx): Promise<{ runId: string; price: number } | null> {
+    const row = await (trx ?? this.deps.db)
       .selectFrom('analysisRuns')
       .select(['runId', 'price'])
-      .where('accountId', '=', input.accountId)
-      .where('requestId', '=', input.requestId)
+      .where('accountId', '=', accountId)
+      .where('requestId', '=', requestId)
       .executeTakeFirst();
+    return row ?? null;
+  }
+
+  async #admit(trx: Trx, input: AdmitInput): Promise<AdmitResult> {
+    // A retry that took over a call whose holder died finds the run that call admitted and paid for.
+    const earlier = await this.admittedBy(input.accountId, input.requestId, trx);
     if (earlier) {
       const { balance } = await this.deps.credits.balance(input.accountId, trx);
       return { ok: true, runId: earlier.runId, balance, charged: input.payment.kind === 'charge' ? earlier.price : 0 };

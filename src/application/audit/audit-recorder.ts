@@ -7,13 +7,25 @@
  * as arrived during the last (two or four commits in flight measured no faster). Each
  * commit is one statement (the store's `recordFacts`); each request waits for the commit that
  * holds its event. One stream per event: no contention.
+ *
+ * A fact that must not outlive nor be outlived by another write (a charged call's row, with
+ * the reply stored for its retries) is instead appended in that write's transaction (`recordIn`).
  */
-import { AUDIT_EVENT_TYPE, MAX_USER_AGENT_LENGTH, type ApiRequestRecorded } from '../../domain/audit/audit.ts';
+import { AUDIT_EVENT_TYPE, MAX_USER_AGENT_LENGTH, type ApiRequestRecorded, type AuditEntry } from '../../domain/audit/audit.ts';
 import type { IdGenerator } from '../../ports/clock.ts';
 import type { Trx } from '../../db/database.ts';
 import type { EventStore } from '../../ports/event-store.ts';
 
 const MAX_BATCH = 500;
+const STREAM_TYPE = 'audit';
+
+function fact(data: ApiRequestRecorded) {
+  return {
+    streamId: `audit-${data.eventId}`,
+    event: { type: AUDIT_EVENT_TYPE, data },
+    metadata: { occurredAt: data.occurredAt, requestId: data.requestId, actor: `key:${data.keyId}` },
+  };
+}
 
 interface Pending {
   readonly data: ApiRequestRecorded;
@@ -27,13 +39,13 @@ export class AuditRecorder {
 
   constructor(private readonly deps: { store: EventStore<Trx>; ids: IdGenerator }) {}
 
+  #event(entry: AuditEntry): ApiRequestRecorded {
+    return { ...entry, eventId: this.deps.ids.next(), userAgent: entry.userAgent.slice(0, MAX_USER_AGENT_LENGTH) };
+  }
+
   /** Resolves once the event is committed (or rejects if its batch failed). */
-  record(entry: Omit<ApiRequestRecorded, 'eventId'>): Promise<void> {
-    const data: ApiRequestRecorded = {
-      ...entry,
-      eventId: this.deps.ids.next(),
-      userAgent: entry.userAgent.slice(0, MAX_USER_AGENT_LENGTH),
-    };
+  record(entry: AuditEntry): Promise<void> {
+    const data = this.#event(entry);
     return new Promise((resolve, reject) => {
       this.#pending.push({ data, resolve, reject });
       if (!this.#writing) void this.#drain();
@@ -50,15 +62,17 @@ export class AuditRecorder {
     }
   }
 
+  /** Appends the event in the caller's transaction: committed with it, or not at all. */
+  async recordIn(trx: Trx, entry: AuditEntry): Promise<void> {
+    const { streamId, event, metadata } = fact(this.#event(entry));
+    await this.deps.store.append(streamId, 0, [event], { streamType: STREAM_TYPE, metadata, trx });
+  }
+
   async #commit(batch: readonly Pending[]): Promise<void> {
     try {
       await this.deps.store.recordFacts(
-        batch.map(({ data }) => ({
-          streamId: `audit-${data.eventId}`,
-          event: { type: AUDIT_EVENT_TYPE, data },
-          metadata: { occurredAt: data.occurredAt, requestId: data.requestId, actor: `key:${data.keyId}` },
-        })),
-        'audit',
+        batch.map(({ data }) => fact(data)),
+        STREAM_TYPE,
       );
       for (const item of batch) item.resolve();
     } catch (error) {

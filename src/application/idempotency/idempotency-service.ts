@@ -30,6 +30,8 @@ export class IdempotencyService {
   constructor(
     private readonly deps: {
       store: EventStore<Trx>;
+      /** Runs work in one database transaction (a completion and what must commit with it). */
+      transaction: <T>(work: (trx: Trx) => Promise<T>) => Promise<T>;
       clock: Clock;
       sealer?: IdempotencyRecordSealer;
       /** How long a call holds its record between renewals. */
@@ -44,8 +46,8 @@ export class IdempotencyService {
     return this.deps.leaseMs / 3;
   }
 
-  async #state(streamId: string): Promise<{ state: IdempotencyState; version: number }> {
-    const { events, version } = await this.deps.store.readStream(streamId);
+  async #state(streamId: string, trx?: Trx): Promise<{ state: IdempotencyState; version: number }> {
+    const { events, version } = await this.deps.store.readStream(streamId, 1, trx);
     const state = events.reduce((s, e) => evolveIdempotency(s, { type: e.type, data: e.data } as IdempotencyEvent), initialIdempotency);
     return { state, version };
   }
@@ -54,9 +56,10 @@ export class IdempotencyService {
     streamId: string,
     command: IdempotencyCommand,
     requestId: string,
+    trx?: Trx,
   ): Promise<{ ok: true; state: IdempotencyState } | { ok: false; error: IdempotencyError }> {
     for (let attempt = 0; ; attempt += 1) {
-      const { state, version } = await this.#state(streamId);
+      const { state, version } = await this.#state(streamId, trx);
       const decision = decideIdempotency(command, state);
       if (!decision.ok) return decision;
       if (decision.events.length === 0) return { ok: true, state };
@@ -64,6 +67,7 @@ export class IdempotencyService {
         await this.deps.store.append(streamId, version, decision.events, {
           streamType: 'idempotency',
           metadata: { occurredAt: this.deps.clock.now().toISOString(), requestId },
+          ...(trx ? { trx } : {}),
         });
         return { ok: true, state: decision.events.reduce(evolveIdempotency, state) };
       } catch (error) {
@@ -119,10 +123,28 @@ export class IdempotencyService {
     return result.ok;
   }
 
-  async complete(keyId: string, idempotencyKey: string, requestId: string, response: StoredResponse): Promise<void> {
+  /**
+   * Stores the reply for retries. `alongside` writes in the same transaction what must exist
+   * exactly when the reply does (the call's audit row: a retry answered from the record is
+   * never the call that recorded the charge). True when the reply was stored and `alongside`
+   * ran; false when the call was no longer this request's (taken over), and nothing was written.
+   */
+  async complete(
+    keyId: string,
+    idempotencyKey: string,
+    requestId: string,
+    response: StoredResponse,
+    alongside?: (trx: Trx) => Promise<void>,
+  ): Promise<boolean> {
     const streamId = idempotencyStream(keyId, idempotencyKey);
     const stored = this.deps.sealer ? { ...response, body: await this.deps.sealer.seal(response.body, streamId) } : response;
-    await this.#run(streamId, { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response: stored }, requestId);
+    const command = { type: 'Complete', requestId, now: this.deps.clock.now().toISOString(), response: stored } as const;
+    return this.deps.transaction(async (trx) => {
+      const result = await this.#run(streamId, command, requestId, trx);
+      if (!result.ok) return false;
+      await alongside?.(trx);
+      return true;
+    });
   }
 
   async abandon(keyId: string, idempotencyKey: string, requestId: string): Promise<void> {

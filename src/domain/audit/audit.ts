@@ -26,6 +26,9 @@ export interface ApiRequestRecorded {
   readonly detail?: AuditDetail;
 }
 
+/** A row as the caller describes it; the recorder gives it its event id. */
+export type AuditEntry = Omit<ApiRequestRecorded, 'eventId'>;
+
 /**
  * Non-personal facts a route attaches to its own row, such as a litigation check's
  * purpose, entity type, and the lengths and counts of what was sent. Flat scalars only, and

@@ -9,9 +9,11 @@
  *
  * While the handler runs, the call's lease is renewed; a retry after its instance died
  * takes the call over once the lease lapses and runs under the dead call's id (`callId`),
- * so the charges and holds the dead call made are found, not made twice.
+ * so the charges and holds the dead call made are found, not made twice. A stored reply and
+ * the call's audit row commit together.
  */
 import type { MiddlewareHandler } from 'hono';
+import type { AuditRecorder } from '../../application/audit/audit-recorder.ts';
 import type { IdempotencyService } from '../../application/idempotency/idempotency-service.ts';
 import { canonicalJson } from '../../domain/canonical-json.ts';
 import { IDEMPOTENCY_KEY_PATTERN } from '../../domain/idempotency/idempotency.ts';
@@ -62,7 +64,7 @@ function keepLease(renew: () => Promise<boolean>, everyMs: number): () => void {
   };
 }
 
-export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEnv> {
+export function idempotent(service: IdempotencyService, audit: AuditRecorder): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const key = c.req.header(HEADER);
     if (key === undefined) {
@@ -105,6 +107,16 @@ export function idempotent(service: IdempotencyService): MiddlewareHandler<AppEn
       }),
     );
     const body = await c.res.clone().text();
-    await service.complete(keyId, key, requestId, { status: c.res.status, headers, body });
+    // The audit row commits with the stored reply: should this instance die before the row's
+    // own batch, a retry answered from the record would leave the call's charge unaudited.
+    const entry = c.get('auditEntry')?.(c.res.status);
+    const stored = await service.complete(
+      keyId,
+      key,
+      requestId,
+      { status: c.res.status, headers, body },
+      entry && ((trx) => audit.recordIn(trx, entry)),
+    );
+    if (stored && entry) c.set('audited', true);
   };
 }

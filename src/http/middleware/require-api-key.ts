@@ -21,6 +21,7 @@ import type { FailedAttemptThrottle } from '../../application/access/failed-atte
 import type { AuditRecorder } from '../../application/audit/audit-recorder.ts';
 import { routePath } from 'hono/route';
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
+import type { AuditEntry } from '../../domain/audit/audit.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { DistinctCounter } from '../../ports/distinct-counter.ts';
 import type { RateLimitDecision, RateLimiter } from '../../ports/rate-limiter.ts';
@@ -122,29 +123,32 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     }
   }
 
-  async function audit(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): Promise<void> {
+  function auditEntry(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): AuditEntry {
     const pattern = routePath(c, -1);
     const detail = c.get('auditDetail');
     const callId = c.get('callId');
+    return {
+      occurredAt: deps.clock.now().toISOString(),
+      requestId: c.get('requestId'),
+      keyId: principal.keyId,
+      userId: principal.userId,
+      organizationId: principal.organizationId,
+      endpoint: pattern.startsWith(deps.audit.basePath) ? pattern.slice(deps.audit.basePath.length) || '/' : pattern,
+      method: c.req.method,
+      status,
+      responseMs: Math.round(performance.now() - started),
+      creditsDeducted: c.get('creditsDeducted') ?? 0,
+      clientAddress: address,
+      userAgent: c.req.header('User-Agent') ?? '',
+      ...(detail === undefined ? {} : { detail }),
+      ...(callId === c.get('requestId') ? {} : { callId }),
+    };
+  }
+
+  async function audit(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): Promise<void> {
+    if (c.get('audited')) return;
     // The answer is already decided; a trail write that fails is reported loudly, not turned into a 500.
-    await deps.audit.recorder
-      .record({
-        occurredAt: deps.clock.now().toISOString(),
-        requestId: c.get('requestId'),
-        keyId: principal.keyId,
-        userId: principal.userId,
-        organizationId: principal.organizationId,
-        endpoint: pattern.startsWith(deps.audit.basePath) ? pattern.slice(deps.audit.basePath.length) || '/' : pattern,
-        method: c.req.method,
-        status,
-        responseMs: Math.round(performance.now() - started),
-        creditsDeducted: c.get('creditsDeducted') ?? 0,
-        clientAddress: address,
-        userAgent: c.req.header('User-Agent') ?? '',
-        ...(detail === undefined ? {} : { detail }),
-        ...(callId === c.get('requestId') ? {} : { callId }),
-      })
-      .catch(deps.audit.onFailure);
+    await deps.audit.recorder.record(auditEntry(c, principal, address, status, started)).catch(deps.audit.onFailure);
   }
 
   return async (c, next) => {
@@ -169,6 +173,7 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
       throw refusalError(outcome.refusal);
     }
     const { principal } = outcome;
+    c.set('auditEntry', (status) => auditEntry(c, principal, address, status, started));
     try {
       await admitted(c, next, principal, address);
     } catch (error) {
