@@ -3,7 +3,8 @@
  * TEST_DATABASE_URL is set), the real app and an embedded ClickHouse: a user with keys,
  * a session, credits and charged, audited calls is erased through `court-records admin
  * user erase`; then no table, event payload, analytics row, log line or ledger export holds
- * their email, name or password hash, they cannot log in or be looked up, and the ledger,
+ * their email, name, password hash, webhook URL or signing secrets, they cannot log in or
+ * be looked up, and the ledger,
  * usage and audit trail still reconcile to the same figures. A user registered before
  * sealing existed (plaintext in the log) is erased too, by redaction in place.
  */
@@ -29,6 +30,7 @@ const TOKEN = 'admin-token-for-erasure-tests';
 const EMAIL = 'meera.erasable@example.in';
 const NAME = 'Meera Erasable-Person';
 const PASSWORD = 'correct horse battery staple';
+const WEBHOOK_URL = 'https://hooks.erasable.example/in/t0k3n-of-meera-9f3a';
 const LEGACY_EMAIL = 'old.plaintext@example.in';
 const LEGACY_NAME = 'Oldtimer Plaintext-Person';
 const LEGACY_HASH = 'scrypt$legacy-plaintext-hash-value';
@@ -52,6 +54,7 @@ for (const factory of databases) {
     let apiKey = '';
     let passwordHash = '';
     let sessionCookie = '';
+    let webhookSecrets: string[] = [];
     let balanceBefore: unknown;
     let usageBefore: unknown;
     const legacyId = 'usr_legacy_plaintext';
@@ -140,6 +143,38 @@ for (const factory of databases) {
       const login = await call('POST', '/api/settings/login', { email: EMAIL, password: PASSWORD });
       assert.equal(login.status, 200, JSON.stringify(login.body));
       sessionCookie = /^session=[^;]+/.exec(login.headers.get('set-cookie') ?? '')![0];
+      const session = { Cookie: sessionCookie, 'X-CSRF-Token': (login.body.data as Body).csrfToken as string };
+      const hook = await call('POST', '/api/settings/webhooks', { url: WEBHOOK_URL, eventTypes: ['analysis.stored'] }, session);
+      assert.equal(hook.status, 201, JSON.stringify(hook.body));
+      const endpointId = (hook.body.data as Body).id as string;
+      const rotated = await call('POST', `/api/settings/webhooks/${endpointId}/rotate-secret`, undefined, session);
+      assert.equal(rotated.status, 200, JSON.stringify(rotated.body));
+      const endpoint = await database.db
+        .selectFrom('webhookEndpoints')
+        .selectAll()
+        .where('endpointId', '=', endpointId)
+        .executeTakeFirstOrThrow();
+      webhookSecrets = [
+        (hook.body.data as Body).secret as string,
+        (rotated.body.data as Body).secret as string,
+        endpoint.sealedSecret,
+        endpoint.previousSealedSecret!,
+      ];
+      // A delivery the receiver refused, as a delivery attempt records it.
+      await database.db
+        .insertInto('webhookDeliveries')
+        .values({
+          deliveryId: 'whd_erase',
+          accountId: userId,
+          endpointId,
+          sourceEventId: 'analysis-1@1',
+          eventType: 'analysis.stored',
+          payload: sql`'{}'::jsonb`,
+          status: 'failed',
+          lastError: `POST ${WEBHOOK_URL} refused`,
+          createdAt: clock.now(),
+        })
+        .execute();
       passwordHash = (await database.db.selectFrom('users').select('passwordHash').where('userId', '=', userId).executeTakeFirstOrThrow())
         .passwordHash!;
 
@@ -180,7 +215,8 @@ for (const factory of databases) {
         .select(sql<string>`data::text`.as('data'))
         .execute();
       const text = events.map((e) => e.data).join('\n');
-      for (const secret of [EMAIL, NAME, passwordHash]) assert.ok(!text.includes(secret), `events hold ${secret}`);
+      for (const secret of [EMAIL, NAME, passwordHash, WEBHOOK_URL, ...webhookSecrets])
+        assert.ok(!text.includes(secret), `events hold ${secret}`);
       assert.ok(text.includes(LEGACY_EMAIL), 'the legacy event is plaintext, as the old code wrote it');
       const [registered] = (await eventStoreOf(database.db).readStream(userStream(userId))).events;
       assert.equal((registered!.data as Body).email, EMAIL, 'the store opens what it sealed');
@@ -208,7 +244,18 @@ for (const factory of databases) {
 
     it('leaves no trace of either person in any table, event, analytics row, log line or ledger export', async () => {
       await projector.catchUp();
-      const secrets = [EMAIL, NAME, passwordHash, PASSWORD, LEGACY_EMAIL, LEGACY_NAME, LEGACY_HASH];
+      const secrets = [
+        EMAIL,
+        NAME,
+        passwordHash,
+        PASSWORD,
+        WEBHOOK_URL,
+        'hooks.erasable.example',
+        ...webhookSecrets,
+        LEGACY_EMAIL,
+        LEGACY_NAME,
+        LEGACY_HASH,
+      ];
       const tables = await everyTable();
       const analyticsRows = JSON.stringify(await analytics.query<Body>('SELECT * FROM audit_events'));
       const exported: unknown[] = [];

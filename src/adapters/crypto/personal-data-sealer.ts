@@ -82,7 +82,10 @@ export class WebCryptoPersonalDataSealer<Tx> implements PersonalDataSealer<Tx> {
       const spec = PERSONAL_FIELDS[event.type];
       if (!spec) continue;
       const data = event.data as Record<string, unknown>;
-      for (const field of spec.fields) if (isSealed(data[field])) subjects.add((data[field]).sub);
+      for (const field of spec.fields) {
+        const value = data[field];
+        if (isSealed(value)) subjects.add(value.sub);
+      }
     }
     if (subjects.size === 0) return [...events];
     const found = await this.keys.find([...subjects], trx);

@@ -1,8 +1,9 @@
 /**
  * Inline projection of organisation, user and API-key events into their read-model tables,
  * in the appending transaction: a revoked key is revoked in the lookup table at the same
- * commit as its event. An erased user's row and dashboard sessions go at the commit of
- * the erasure: nothing of the person stays to look up.
+ * commit as its event. An erased user's row, dashboard sessions, and their own account's
+ * webhook endpoints and deliveries (URLs, secrets, receivers' error texts) go at the commit
+ * of the erasure: nothing of the person stays to look up.
  */
 import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Trx } from '../../db/database.ts';
@@ -63,6 +64,8 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
       return;
     case 'UserErased':
       await trx.deleteFrom('dashboardSessions').where('userId', '=', event.data.userId).execute();
+      await trx.deleteFrom('webhookEndpoints').where('accountId', '=', event.data.userId).execute();
+      await trx.deleteFrom('webhookDeliveries').where('accountId', '=', event.data.userId).execute();
       await trx.deleteFrom('users').where('userId', '=', event.data.userId).execute();
       return;
     case 'ApiKeyCreated':

@@ -13,10 +13,18 @@ export interface PersonalFieldSpec {
 }
 
 const userIdOf = (data: Readonly<Record<string, unknown>>): string => String(data.userId);
+/** A user's own account id is their user id, so erasing them shreds their webhooks too; an organisation's are its own. */
+const accountIdOf = (data: Readonly<Record<string, unknown>>): string => String(data.accountId);
 
-/** Every event type that carries personal fields. An event type not here is stored as given. */
+/**
+ * Every event type that carries personal fields. An event type not here is stored as given.
+ * Webhook URLs often hold tokens or names, and their signing secrets are credentials, so
+ * both are sealed beside the user's identity.
+ */
 export const PERSONAL_FIELDS: Readonly<Record<string, PersonalFieldSpec>> = {
   UserRegistered: { subject: userIdOf, fields: ['email', 'name', 'passwordHash'] },
+  WebhookEndpointRegistered: { subject: accountIdOf, fields: ['url', 'secret'] },
+  WebhookSecretRotated: { subject: accountIdOf, fields: ['secret'] },
 };
 
 export const SEALED_FORMAT = 1;
