@@ -22,10 +22,10 @@ export interface SubjectKeys<Tx> {
   /** The keys of these subjects that still exist; erased and unknown subjects are absent. */
   find(subjectIds: readonly string[], trx?: Tx): Promise<ReadonlyMap<string, Uint8Array>>;
   /**
-   * Erases a subject: deletes their key for good, and blanks the personal fields of their
-   * events in `streamId` written in plaintext before sealing existed (see migration 0018).
+   * Erases a subject: deletes their key for good, and blanks the personal fields of theirs
+   * in the events of `streamIds` written in plaintext before sealing existed (migration 0018).
    */
-  erase(subject: { readonly subjectId: string; readonly streamId: string }, at: Date, trx: Tx): Promise<ErasureOutcome>;
+  erase(subject: { readonly subjectId: string; readonly streamIds: readonly string[] }, at: Date, trx: Tx): Promise<ErasureOutcome>;
 }
 
 export interface PersonalDataSealer<Tx> {

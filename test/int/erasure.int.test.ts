@@ -15,6 +15,9 @@ import type { ChdbAnalyticsStore } from '../../src/adapters/clickhouse/chdb-stor
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { userStream } from '../../src/application/accounts/accounts-service.ts';
 import { accountsReadModel } from '../../src/application/accounts/read-model.ts';
+import { webhookEndpointsReadModel } from '../../src/application/webhooks/read-model.ts';
+import { webhookStreamId } from '../../src/domain/webhook/webhook-endpoints.ts';
+import { WEBHOOK_STREAM_TYPE } from '../../src/application/webhooks/webhook-endpoints.ts';
 import { exportLedger } from '../../src/application/credits/ledger-export.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { runAdmin } from '../../src/cli/admin.ts';
@@ -34,6 +37,8 @@ const WEBHOOK_URL = 'https://hooks.erasable.example/in/t0k3n-of-meera-9f3a';
 const LEGACY_EMAIL = 'old.plaintext@example.in';
 const LEGACY_NAME = 'Oldtimer Plaintext-Person';
 const LEGACY_HASH = 'scrypt$legacy-plaintext-hash-value';
+const LEGACY_URL = 'https://legacy-hooks.example/in/old-t0k3n';
+const LEGACY_SEALED_SECRET = 'legacy-server-sealed-secret-blob';
 
 type Body = Record<string, unknown>;
 
@@ -178,8 +183,9 @@ for (const factory of databases) {
       passwordHash = (await database.db.selectFrom('users').select('passwordHash').where('userId', '=', userId).executeTakeFirstOrThrow())
         .passwordHash!;
 
-      // A user registered by the code before sealing: its event holds the fields in plaintext.
-      await new PostgresEventStore(database.db, [accountsReadModel]).append(
+      // A user and a webhook registered by the code before sealing: their events hold the fields in plaintext.
+      const legacyStore = new PostgresEventStore(database.db, [accountsReadModel, webhookEndpointsReadModel]);
+      await legacyStore.append(
         userStream(legacyId),
         0,
         [
@@ -202,6 +208,25 @@ for (const factory of databases) {
         ],
         { streamType: 'user', metadata: { occurredAt: clock.now().toISOString(), actor: 'operator' } },
       );
+      await legacyStore.append(
+        webhookStreamId(legacyId),
+        0,
+        [
+          {
+            type: 'WebhookEndpointRegistered',
+            data: {
+              accountId: legacyId,
+              endpointId: 'whe_legacy',
+              url: LEGACY_URL,
+              eventTypes: ['analysis.stored'],
+              mode: 'live',
+              secret: { sealed: LEGACY_SEALED_SECRET, hint: 'whsec_…abcd' },
+              registeredAt: clock.now().toISOString(),
+            },
+          },
+        ],
+        { streamType: WEBHOOK_STREAM_TYPE, metadata: { occurredAt: clock.now().toISOString(), actor: 'operator' } },
+      );
 
       await projector.catchUp();
       balanceBefore = await built.application.credits.balance(userId);
@@ -217,7 +242,7 @@ for (const factory of databases) {
       const text = events.map((e) => e.data).join('\n');
       for (const secret of [EMAIL, NAME, passwordHash, WEBHOOK_URL, ...webhookSecrets])
         assert.ok(!text.includes(secret), `events hold ${secret}`);
-      assert.ok(text.includes(LEGACY_EMAIL), 'the legacy event is plaintext, as the old code wrote it');
+      assert.ok(text.includes(LEGACY_EMAIL) && text.includes(LEGACY_URL), 'the legacy events are plaintext, as the old code wrote them');
       const [registered] = (await eventStoreOf(database.db).readStream(userStream(userId))).events;
       assert.equal((registered!.data as Body).email, EMAIL, 'the store opens what it sealed');
     });
@@ -235,10 +260,10 @@ for (const factory of databases) {
       });
     });
 
-    it('erases a user registered before sealing by blanking their plaintext event in place', async () => {
+    it('erases a user registered before sealing by blanking their plaintext events in place', async () => {
       const erased = await call('POST', `/admin/users/${legacyId}/erase`);
       assert.equal(erased.status, 200, JSON.stringify(erased.body));
-      assert.equal((erased.body.data as Body).plaintextEventsRedacted, 1);
+      assert.equal((erased.body.data as Body).plaintextEventsRedacted, 2);
       assert.equal((erased.body.data as Body).keyShredded, false);
     });
 
@@ -255,6 +280,8 @@ for (const factory of databases) {
         LEGACY_EMAIL,
         LEGACY_NAME,
         LEGACY_HASH,
+        LEGACY_URL,
+        LEGACY_SEALED_SECRET,
       ];
       const tables = await everyTable();
       const analyticsRows = JSON.stringify(await analytics.query<Body>('SELECT * FROM audit_events'));

@@ -8,7 +8,7 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
-import { isSealed, PERSONAL_FIELDS } from '../../domain/personal-data/personal-fields.ts';
+import { isSealed, PERSONAL_FIELDS, personalSubject } from '../../domain/personal-data/personal-fields.ts';
 import type { ErasureOutcome, SubjectKeys } from '../../ports/subject-keys.ts';
 
 const KEY_BYTES = 32;
@@ -38,7 +38,7 @@ export class PostgresSubjectKeys implements SubjectKeys<Trx> {
     return new Map(rows.map((row) => [row.subjectId, new Uint8Array(Buffer.from(row.material!, 'base64'))]));
   }
 
-  async erase(subject: { subjectId: string; streamId: string }, at: Date, trx: Trx): Promise<ErasureOutcome> {
+  async erase(subject: { subjectId: string; streamIds: readonly string[] }, at: Date, trx: Trx): Promise<ErasureOutcome> {
     const shredded = await trx
       .updateTable('subjectKeys')
       .set({ material: null, shreddedAt: at })
@@ -51,29 +51,29 @@ export class PostgresSubjectKeys implements SubjectKeys<Trx> {
       .values({ subjectId: subject.subjectId, material: null, createdAt: at, shreddedAt: at })
       .onConflict((oc) => oc.column('subjectId').doNothing())
       .execute();
-    return {
-      keyShredded: Number(shredded.numUpdatedRows) > 0,
-      plaintextEventsRedacted: await this.#redactPlaintext(subject.streamId, trx),
-    };
+    let redacted = 0;
+    for (const streamId of subject.streamIds) redacted += await this.#redactPlaintext(subject.subjectId, streamId, trx);
+    return { keyShredded: Number(shredded.numUpdatedRows) > 0, plaintextEventsRedacted: redacted };
   }
 
-  async #redactPlaintext(streamId: string, trx: Trx): Promise<number> {
-    const types = Object.keys(PERSONAL_FIELDS);
+  async #redactPlaintext(subjectId: string, streamId: string, trx: Trx): Promise<number> {
     const rows = await trx
       .selectFrom('events')
       .select(['globalPosition', 'type', 'data'])
       .where('streamId', '=', streamId)
-      .where('type', 'in', types)
+      .where('type', 'in', Object.keys(PERSONAL_FIELDS))
+      .orderBy('globalPosition')
       .execute();
     let redacted = 0;
     for (const row of rows) {
+      if (personalSubject(row.type, row.data) !== subjectId) continue;
       const data = { ...(row.data as Record<string, unknown>) };
       const plain = PERSONAL_FIELDS[row.type]!.fields.filter(
         (field) => data[field] !== undefined && data[field] !== null && !isSealed(data[field]),
       );
       if (plain.length === 0) continue;
       for (const field of plain) data[field] = null;
-      if (redacted === 0) await sql`select set_config('court_records.erasing_stream', ${streamId}, true)`.execute(trx);
+      await sql`select set_config('court_records.erasing_stream', ${streamId}, true)`.execute(trx);
       await trx
         .updateTable('events')
         .set({ data: jsonb(data) })

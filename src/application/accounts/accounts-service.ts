@@ -42,6 +42,7 @@ import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import type { ErasureOutcome, SubjectKeys } from '../../ports/subject-keys.ts';
+import { webhookStreamId } from '../../domain/webhook/webhook-endpoints.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 
 const organizations: Aggregate<OrganizationCommand, OrganizationEvent, OrganizationState, OrganizationError> = {
@@ -253,11 +254,9 @@ export class AccountsService {
         );
         if (!revoked.ok) throw new Error(`erasing ${userId}: revoking ${keyId} refused: ${revoked.error.tag}`);
       }
-      const outcome = await this.deps.subjectKeys.erase(
-        { subjectId: userId, streamId: userStream(userId) },
-        new Date(meta.occurredAt),
-        trx,
-      );
+      // Their own account's webhooks are theirs too (a user's account id is their user id).
+      const streamIds = [userStream(userId), webhookStreamId(userId)];
+      const outcome = await this.deps.subjectKeys.erase({ subjectId: userId, streamIds }, new Date(meta.occurredAt), trx);
       return { ok: true, value: { userId, erasedAt: meta.occurredAt, keysRevoked: live.length, ...outcome } };
     });
   }
