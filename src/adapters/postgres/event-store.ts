@@ -46,9 +46,9 @@ export class PostgresEventStore implements EventStore<Trx> {
     return this.sealer ? this.sealer.open(events, trx) : Promise.resolve(events);
   }
 
-  /** The recorded events with the data the caller appended (for inline projections). */
-  static #asGiven(recorded: RecordedEvent[], given: readonly NewEvent[]): RecordedEvent[] {
-    return recorded.map((event, i) => ({ ...event, data: given[i]!.data }));
+  /** The recorded events with the data the caller appended (for inline projections); `before`: the stream version before them. */
+  static #asGiven(recorded: RecordedEvent[], given: readonly NewEvent[], before: number): RecordedEvent[] {
+    return recorded.map((event) => ({ ...event, data: given[event.streamPosition - before - 1]!.data }));
   }
 
   async append(
@@ -226,7 +226,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .returningAll()
       .execute();
     const recorded = rows.map(toRecorded);
-    await this.#project(trx, PostgresEventStore.#asGiven(recorded, events));
+    await this.#project(trx, PostgresEventStore.#asGiven(recorded, events, current));
     const last = recorded[recorded.length - 1];
     return { nextExpectedVersion: current + events.length, lastGlobalPosition: last ? last.globalPosition : 0 };
   }
@@ -266,7 +266,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       returning *`.execute(trx);
     if (rows.length === 0) throw new VersionConflictError(streamId, expected);
     const recorded = rows.map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
-    await this.#project(trx, PostgresEventStore.#asGiven(recorded, given));
+    await this.#project(trx, PostgresEventStore.#asGiven(recorded, given, expected));
     return { nextExpectedVersion: expected + events.length, lastGlobalPosition: recorded[recorded.length - 1]!.globalPosition };
   }
 
