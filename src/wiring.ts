@@ -10,6 +10,9 @@ import { HmacApiKeyCodec } from './adapters/crypto/api-key-codec.ts';
 import { ScryptPasswordHasher } from './adapters/crypto/scrypt-password-hasher.ts';
 import { readCoverageAggregates } from './adapters/postgres/coverage-source.ts';
 import { PostgresEventStore } from './adapters/postgres/event-store.ts';
+import { PostgresSubjectKeys } from './adapters/postgres/subject-keys.ts';
+import { WebCryptoPersonalDataSealer } from './adapters/crypto/personal-data-sealer.ts';
+import type { SubjectKeys } from './ports/subject-keys.ts';
 import { findAllowlist, findKeyByHash } from './adapters/postgres/key-lookup.ts';
 import { AccountCacheInvalidator } from './application/access/account-cache-invalidator.ts';
 import { AllowlistCache } from './application/access/allowlist-cache.ts';
@@ -86,8 +89,12 @@ import { webhookSecrets } from './adapters/webhooks/signing.ts';
 import type { WebhookWorkflows } from './ports/webhooks.ts';
 
 /** Every inline projection, in one list: the API and the worker must keep the same read models in step. */
-export function eventStoreOf(db: Db): PostgresEventStore {
-  return new PostgresEventStore(db, [accountsReadModel, creditsReadModel, analysisReadModel, timelineReadModel, webhookEndpointsReadModel]);
+export function eventStoreOf(db: Db, subjectKeys: SubjectKeys<Trx> = new PostgresSubjectKeys(db)): PostgresEventStore {
+  return new PostgresEventStore(
+    db,
+    [accountsReadModel, creditsReadModel, analysisReadModel, timelineReadModel, webhookEndpointsReadModel],
+    new WebCryptoPersonalDataSealer(subjectKeys),
+  );
 }
 
 export interface WiringOptions {
@@ -110,10 +117,11 @@ export interface WiringOptions {
 
 export function wireApplication(options: WiringOptions) {
   const { db, clock, logger } = options;
-  const store = eventStoreOf(db);
+  const subjectKeys = new PostgresSubjectKeys(db);
+  const store = eventStoreOf(db, subjectKeys);
   const codec = new HmacApiKeyCodec(options.keyPrefixes, options.keyHashSecret);
   const passwords = new ScryptPasswordHasher();
-  const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords });
+  const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords, subjectKeys });
   const sessions = new SessionService({ db, clock, passwords });
   const cases = new CaseRestrictionService({ db, store, clock });
   const authenticator = new KeyAuthenticator({

@@ -160,6 +160,13 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       body: { standing: oneOf(flags, 'standing', STANDINGS) },
     }),
   },
+  'user erase': {
+    synopsis: 'user erase --user USER_ID   (final: shreds the personal data; ledger, usage and audit stay)',
+    strings: ['user'],
+    booleans: [],
+    required: ['user'],
+    build: (flags) => ({ method: 'POST', path: `/admin/users/${id(flags, 'user')}/erase` }),
+  },
   'key create': {
     synopsis: 'key create --user USER_ID [--name NAME] [--mode live|test]',
     strings: ['user', 'name', 'mode'],

@@ -19,6 +19,7 @@ export interface Database {
   users: InferSelectModel<typeof schema.users>;
   apiKeys: InferSelectModel<typeof schema.apiKeys>;
   dashboardSessions: InferSelectModel<typeof schema.dashboardSessions>;
+  subjectKeys: InferSelectModel<typeof schema.subjectKeys>;
   creditBalances: InferSelectModel<typeof schema.creditBalances>;
   creditReservations: InferSelectModel<typeof schema.creditReservations>;
   creditCharges: InferSelectModel<typeof schema.creditCharges>;

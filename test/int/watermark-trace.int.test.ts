@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { HmacApiKeyCodec } from '../../src/adapters/crypto/api-key-codec.ts';
 import { ScryptPasswordHasher } from '../../src/adapters/crypto/scrypt-password-hasher.ts';
 import { watermarkTagger } from '../../src/adapters/crypto/watermark-tag.ts';
+import { PostgresSubjectKeys } from '../../src/adapters/postgres/subject-keys.ts';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { AccountsService } from '../../src/application/accounts/accounts-service.ts';
 import { accountsReadModel } from '../../src/application/accounts/read-model.ts';
@@ -61,6 +62,7 @@ for (const factory of databases) {
         ids: randomIds,
         keys: new HmacApiKeyCodec(KEY_PREFIXES, KEY_HASH_SECRET),
         passwords: new ScryptPasswordHasher(),
+        subjectKeys: new PostgresSubjectKeys(database.db),
       });
       const organization = async (name: string) =>
         unwrap(await accounts.createOrganization({ name, allowlist: [], strictAllowlist: false }, operator)).organizationId;

@@ -130,4 +130,21 @@ describe('user decider', () => {
       .when({ type: 'SetStanding', userId: 'usr_1', standing: 'suspended' })
       .then([{ type: 'UserStandingChanged', data: { userId: 'usr_1', standing: 'suspended' } }]);
   });
+
+  it('erases once, and an erased user is found by nothing and cannot be registered again', () => {
+    const at = '2026-11-29T04:00:00.000Z';
+    user.given([]).when({ type: 'EraseUser', userId: 'usr_1', at }).thenRefuses({ tag: 'UserNotFound' });
+    user
+      .given([{ type: 'UserRegistered', data: profile }])
+      .when({ type: 'EraseUser', userId: 'usr_1', at })
+      .then([{ type: 'UserErased', data: { userId: 'usr_1', erasedAt: at } }]);
+    // Shredded fields read as null in the registration the fold still sees.
+    const erased = user.given([
+      { type: 'UserRegistered', data: { ...profile, email: null, name: null } as unknown as UserProfile },
+      { type: 'UserErased', data: { userId: 'usr_1', erasedAt: at } },
+    ]);
+    erased.when({ type: 'EraseUser', userId: 'usr_1', at }).thenNothing();
+    erased.when({ type: 'SetStanding', userId: 'usr_1', standing: 'suspended' }).thenRefuses({ tag: 'UserNotFound' });
+    erased.when({ type: 'RegisterUser', profile, organization: 'active' }).thenRefuses({ tag: 'UserExists' });
+  });
 });

@@ -3,6 +3,8 @@
  * Append bumps the stream row guarded by the expected version, so of N concurrent writers
  * at one version exactly one wins; the others update zero rows and get a conflict.
  * Inline projections run in the appending transaction, so their read models never lag.
+ * With a sealer, personal fields are sealed on the way in and opened on every read; inline
+ * projections see the fields as the caller gave them.
  */
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
@@ -22,6 +24,8 @@ import {
 } from '../../ports/event-store.ts';
 import { toRecorded, type EventRow } from '../../db/event-rows.ts';
 import { committedHead, countCommittedAfter, readCommittedAfter } from './committed-events.ts';
+import type { PersonalDataSealer } from '../../ports/subject-keys.ts';
+import { PERSONAL_FIELDS } from '../../domain/personal-data/personal-fields.ts';
 
 /** The stream id a unique violation on streams or events names, or null for any other error. */
 function uniqueViolation(error: unknown): string | null {
@@ -35,7 +39,17 @@ export class PostgresEventStore implements EventStore<Trx> {
   constructor(
     private readonly db: Db,
     private readonly inline: readonly InlineProjection<Trx>[] = [],
+    private readonly sealer?: PersonalDataSealer<Trx>,
   ) {}
+
+  #open(events: RecordedEvent[], trx?: Trx): Promise<RecordedEvent[]> {
+    return this.sealer ? this.sealer.open(events, trx) : Promise.resolve(events);
+  }
+
+  /** The recorded events with the data the caller appended (for inline projections); `before`: the stream version before them. */
+  static #asGiven(recorded: RecordedEvent[], given: readonly NewEvent[], before: number): RecordedEvent[] {
+    return recorded.map((event) => ({ ...event, data: given[event.streamPosition - before - 1]!.data }));
+  }
 
   async append(
     streamId: string,
@@ -57,6 +71,8 @@ export class PostgresEventStore implements EventStore<Trx> {
     if (items.length === 0) return;
     const handled = this.inline.filter((p) => items.some((i) => p.handles.includes(i.event.type)));
     if (handled.length > 0) throw new Error(`recordFacts skips inline projections, and ${handled[0]!.name} handles these events`);
+    const personal = items.find((i) => PERSONAL_FIELDS[i.event.type] !== undefined);
+    if (personal) throw new Error(`recordFacts does not seal personal data, and ${personal.event.type} carries some: append it`);
     const rows = JSON.stringify(
       items.map((i) => ({
         stream_id: i.streamId,
@@ -91,7 +107,7 @@ export class PostgresEventStore implements EventStore<Trx> {
   }
 
   readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]> {
-    return readCommittedAfter(trx ?? this.db, after, limit);
+    return readCommittedAfter(trx ?? this.db, after, limit).then((events) => this.#open(events, trx));
   }
 
   countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number> {
@@ -117,7 +133,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .where('streamPosition', '<=', version)
       .orderBy('streamPosition')
       .execute();
-    return { events: rows.map(toRecorded), version };
+    return { events: await this.#open(rows.map(toRecorded), trx), version };
   }
 
   /** Every event after a global position, in position order (for audits and rebuilds). */
@@ -129,7 +145,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .orderBy('globalPosition')
       .limit(limit)
       .execute();
-    return rows.map(toRecorded);
+    return this.#open(rows.map(toRecorded));
   }
 
   async readStreamTypeByPosition(page: StreamTypePage & { after: number; recordedBefore?: Date }): Promise<RecordedEvent[]> {
@@ -144,7 +160,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .orderBy('events.globalPosition')
       .limit(page.limit)
       .execute();
-    return rows.map(toRecorded);
+    return this.#open(rows.map(toRecorded));
   }
 
   async readStreamTypeByStream(page: StreamTypePage & { after: readonly [string, number]; trx?: Trx }): Promise<RecordedEvent[]> {
@@ -160,7 +176,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .orderBy('events.streamPosition')
       .limit(page.limit)
       .execute();
-    return rows.map(toRecorded);
+    return this.#open(rows.map(toRecorded), page.trx);
   }
 
   async readEventTypeByPosition(page: {
@@ -180,7 +196,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .orderBy('globalPosition')
       .limit(page.limit)
       .execute();
-    return rows.map(toRecorded);
+    return this.#open(rows.map(toRecorded));
   }
 
   async #appendIn(
@@ -191,12 +207,13 @@ export class PostgresEventStore implements EventStore<Trx> {
     options: AppendOptions<Trx>,
   ): Promise<AppendResult> {
     const now = new Date(options.metadata.occurredAt);
-    if (typeof expected === 'number' && expected > 0) return this.#appendAt(trx, streamId, expected, events, options, now);
+    const stored = this.sealer ? await this.sealer.seal(events, trx) : events;
+    if (typeof expected === 'number' && expected > 0) return this.#appendAt(trx, streamId, expected, stored, events, options, now);
     const current = await this.#claimVersions(trx, streamId, expected, events.length, options.streamType, now);
     const rows = await trx
       .insertInto('events')
       .values(
-        events.map((event, i) => ({
+        stored.map((event, i) => ({
           streamId,
           streamPosition: current + i + 1,
           type: event.type,
@@ -209,7 +226,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       .returningAll()
       .execute();
     const recorded = rows.map(toRecorded);
-    await this.#project(trx, recorded);
+    await this.#project(trx, PostgresEventStore.#asGiven(recorded, events, current));
     const last = recorded[recorded.length - 1];
     return { nextExpectedVersion: current + events.length, lastGlobalPosition: last ? last.globalPosition : 0 };
   }
@@ -224,6 +241,7 @@ export class PostgresEventStore implements EventStore<Trx> {
     streamId: string,
     expected: number,
     events: readonly NewEvent[],
+    given: readonly NewEvent[],
     options: AppendOptions<Trx>,
     now: Date,
   ): Promise<AppendResult> {
@@ -248,7 +266,7 @@ export class PostgresEventStore implements EventStore<Trx> {
       returning *`.execute(trx);
     if (rows.length === 0) throw new VersionConflictError(streamId, expected);
     const recorded = rows.map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
-    await this.#project(trx, recorded);
+    await this.#project(trx, PostgresEventStore.#asGiven(recorded, given, expected));
     return { nextExpectedVersion: expected + events.length, lastGlobalPosition: recorded[recorded.length - 1]!.globalPosition };
   }
 

@@ -41,6 +41,8 @@ import {
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
+import type { ErasureOutcome, SubjectKeys } from '../../ports/subject-keys.ts';
+import { webhookStreamId } from '../../domain/webhook/webhook-endpoints.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
 
 const organizations: Aggregate<OrganizationCommand, OrganizationEvent, OrganizationState, OrganizationError> = {
@@ -95,6 +97,13 @@ export interface RotatedKey {
   readonly rotatedFrom: { readonly id: string; readonly expiresAt: string };
 }
 
+/** What an erasure did; ids, counts and the time only. */
+export interface UserErasure extends ErasureOutcome {
+  readonly userId: string;
+  readonly erasedAt: string;
+  readonly keysRevoked: number;
+}
+
 export interface AccountsDeps {
   readonly db: Db;
   readonly store: EventStore<Trx>;
@@ -102,6 +111,7 @@ export interface AccountsDeps {
   readonly ids: IdGenerator;
   readonly keys: ApiKeyCodec;
   readonly passwords: PasswordHasher;
+  readonly subjectKeys: SubjectKeys<Trx>;
 }
 
 const failed = (error: AccountError): { ok: false; error: AccountError } => ({ ok: false, error });
@@ -205,6 +215,50 @@ export class AccountsService {
       this.#meta(actor, requestId),
     );
     return result.ok ? { ok: true, value: null } : failed(result.error);
+  }
+
+  /**
+   * Erases a user (the data principal's right to erasure): in one commit their keys are
+   * revoked, a UserErased event (ids and time only) removes their read-model row and
+   * sessions, and their data key is shredded, so every personal field of theirs in the log
+   * reads as null from then on. Ledger, usage and audit events keep their ids and amounts.
+   */
+  async eraseUser(userId: string, actor: Actor, requestId?: string): Promise<Result<UserErasure>> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      const meta = this.#meta(actor, requestId);
+      const erased = await handleCommand(
+        this.deps.store,
+        users,
+        userStream(userId),
+        { type: 'EraseUser', userId, at: meta.occurredAt },
+        meta,
+        trx,
+      );
+      if (!erased.ok) return failed(erased.error);
+      const live = await trx
+        .selectFrom('apiKeys')
+        .select('keyId')
+        .where('userId', '=', userId)
+        .where('status', '!=', 'revoked')
+        .forUpdate()
+        .execute();
+      for (const { keyId } of live) {
+        const by = actor.kind === 'operator' ? 'operator' : actor.userId;
+        const revoked = await handleCommand(
+          this.deps.store,
+          apiKeys,
+          apiKeyStream(keyId),
+          { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt },
+          meta,
+          trx,
+        );
+        if (!revoked.ok) throw new Error(`erasing ${userId}: revoking ${keyId} refused: ${revoked.error.tag}`);
+      }
+      // Their own account's webhooks are theirs too (a user's account id is their user id).
+      const streamIds = [userStream(userId), webhookStreamId(userId)];
+      const outcome = await this.deps.subjectKeys.erase({ subjectId: userId, streamIds }, new Date(meta.occurredAt), trx);
+      return { ok: true, value: { userId, erasedAt: meta.occurredAt, keysRevoked: live.length, ...outcome } };
+    });
   }
 
   /** Creates a key for `userId`, within the tier's key cap (per mode) and the email rule of Free. */

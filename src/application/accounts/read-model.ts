@@ -1,7 +1,9 @@
 /**
  * Inline projection of organisation, user and API-key events into their read-model tables,
  * in the appending transaction: a revoked key is revoked in the lookup table at the same
- * commit as its event.
+ * commit as its event. An erased user's row, dashboard sessions, and their own account's
+ * webhook endpoints and deliveries (URLs, secrets, receivers' error texts) go at the commit
+ * of the erasure: nothing of the person stays to look up.
  */
 import type { InlineProjection, RecordedEvent } from '../../ports/event-store.ts';
 import type { Trx } from '../../db/database.ts';
@@ -19,6 +21,7 @@ export const ACCOUNT_EVENT_TYPES: readonly AccountEvent['type'][] = [
   'OrganizationAllowlistSet',
   'UserRegistered',
   'UserStandingChanged',
+  'UserErased',
   'ApiKeyCreated',
   'ApiKeyRotated',
   'ApiKeyRevoked',
@@ -58,6 +61,12 @@ async function apply(trx: Trx, event: AccountEvent, at: Date): Promise<void> {
         .set({ standing: event.data.standing, updatedAt: at })
         .where('userId', '=', event.data.userId)
         .execute();
+      return;
+    case 'UserErased':
+      await trx.deleteFrom('dashboardSessions').where('userId', '=', event.data.userId).execute();
+      await trx.deleteFrom('webhookEndpoints').where('accountId', '=', event.data.userId).execute();
+      await trx.deleteFrom('webhookDeliveries').where('accountId', '=', event.data.userId).execute();
+      await trx.deleteFrom('users').where('userId', '=', event.data.userId).execute();
       return;
     case 'ApiKeyCreated':
       await trx

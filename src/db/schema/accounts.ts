@@ -64,3 +64,16 @@ export const dashboardSessions = pgTable(
   },
   (t) => [index('dashboard_sessions_user_idx').on(t.userId)],
 );
+
+/**
+ * Per-subject data keys for personal fields sealed in events (crypto-shredding). They live
+ * here, outside the events table, so erasing a person deletes `material` and every sealed
+ * field of theirs becomes unreadable without touching the immutable log. A shredded row
+ * stays (material null) so the subject can never be given a fresh key by mistake.
+ */
+export const subjectKeys = pgTable('subject_keys', {
+  subjectId: text('subject_id').primaryKey(),
+  material: text('material'),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+  shreddedAt: timestamp('shredded_at', { withTimezone: true }),
+});

@@ -1,7 +1,9 @@
 /**
  * The user aggregate: identity, tier, role in the organisation, trial and email
  * verification, API-access provisioning and standing. The password arrives already hashed
- * (hashing is IO-heavy and lives in an adapter).
+ * (hashing is IO-heavy and lives in an adapter). Erasure is final: the profile's personal
+ * fields are sealed under the user's own key in the log, and erasing shreds that key, so
+ * the erased state keeps only the id.
  */
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
 import type { LimitOverrides, Tier } from '../access/tiers.ts';
@@ -24,13 +26,17 @@ export interface UserProfile {
 }
 
 export type UserEvent =
-  { type: 'UserRegistered'; data: UserProfile } | { type: 'UserStandingChanged'; data: { userId: string; standing: Standing } };
+  | { type: 'UserRegistered'; data: UserProfile }
+  | { type: 'UserStandingChanged'; data: { userId: string; standing: Standing } }
+  | { type: 'UserErased'; data: { userId: string; erasedAt: string } };
 
 export type UserCommand =
   | { type: 'RegisterUser'; profile: UserProfile; organization: 'active' | 'deactivated' | 'none' }
-  | { type: 'SetStanding'; userId: string; standing: Standing };
+  | { type: 'SetStanding'; userId: string; standing: Standing }
+  | { type: 'EraseUser'; userId: string; at: string };
 
-export type UserState = { status: 'none' } | { status: 'registered'; profile: UserProfile; standing: Standing };
+export type UserState =
+  { status: 'none' } | { status: 'registered'; profile: UserProfile; standing: Standing } | { status: 'erased'; userId: string };
 
 export type UserError =
   | { tag: 'UserExists' }
@@ -59,10 +65,14 @@ export function decideUser(command: UserCommand, state: UserState): Decision<Use
       return accept({ type: 'UserRegistered', data: { ...profile, email: profile.email.toLowerCase(), name: profile.name.trim() } });
     }
     case 'SetStanding':
-      if (state.status === 'none') return refuse({ tag: 'UserNotFound' });
+      if (state.status !== 'registered') return refuse({ tag: 'UserNotFound' });
       return state.standing === command.standing
         ? accept()
         : accept({ type: 'UserStandingChanged', data: { userId: command.userId, standing: command.standing } });
+    case 'EraseUser':
+      // Erasing an erased user records nothing: the key is gone already.
+      if (state.status === 'none') return refuse({ tag: 'UserNotFound' });
+      return state.status === 'erased' ? accept() : accept({ type: 'UserErased', data: { userId: command.userId, erasedAt: command.at } });
     default:
       return assertNever(command);
   }
@@ -73,7 +83,9 @@ export function evolveUser(state: UserState, event: UserEvent): UserState {
     case 'UserRegistered':
       return { status: 'registered', profile: event.data, standing: 'active' };
     case 'UserStandingChanged':
-      return state.status === 'none' ? state : { ...state, standing: event.data.standing };
+      return state.status === 'registered' ? { ...state, standing: event.data.standing } : state;
+    case 'UserErased':
+      return { status: 'erased', userId: event.data.userId };
     default:
       return assertNever(event);
   }

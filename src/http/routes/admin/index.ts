@@ -16,6 +16,7 @@ import { registerPostOrganization } from './post-organization.ts';
 import { registerPostUserCredits } from './post-user-credits.ts';
 import { registerPostUserKey } from './post-user-key.ts';
 import { registerPostUser } from './post-user.ts';
+import { registerPostUserErase } from './post-user-erase.ts';
 import { registerPutOrganizationAllowlist } from './put-organization-allowlist.ts';
 import { registerPutUserStanding } from './put-user-standing.ts';
 import { requireAdminToken, type AdminTokenAttempts } from './admin-token-support.ts';
@@ -41,6 +42,7 @@ export function registerAdminRoutes(app: App, deps: AdminDeps): void {
   registerPutOrganizationAllowlist(app, deps.accounts);
   registerPostUser(app, deps.accounts);
   registerPutUserStanding(app, deps.accounts);
+  registerPostUserErase(app, deps.accounts);
   registerPostUserKey(app, deps.accounts);
   registerPostKeyRevoke(app, deps.accounts);
   registerPostCaseRestrict(app, deps.cases);
