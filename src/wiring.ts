@@ -418,7 +418,7 @@ export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDel
   const sender = new HttpWebhookSender({
     timeoutMs: options.timeoutMs,
     maxResponseBytes: options.maxResponseBytes,
-    allowNonPublicAddresses: options.allowInsecureUrls,
+    addresses: options.allowInsecureUrls ? 'public-or-loopback' : 'public',
     userAgent: options.userAgent,
   });
   return new WebhookDeliveries({ db: options.db, sender, secrets: webhookSecrets(options.keyHashSecret), clock: options.clock });
