@@ -96,6 +96,24 @@ async function eventually(
 
 const skip = temporalCli() ? false : NO_TEMPORAL_CLI;
 
+/** A fake resolver standing in for DNS: each name answers the addresses given, so no query leaves the machine. */
+function fakeResolver(answers: Record<string, string[]>) {
+  const asked: string[] = [];
+  const resolver = (hostname: string) => {
+    asked.push(hostname);
+    const addresses = answers[hostname];
+    if (!addresses) return Promise.reject(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  };
+  return { resolver, asked };
+}
+
+/** The suite's service resolves names with this: one name in private space, one that also answers loopback. */
+const suiteResolver = fakeResolver({
+  'private.example.in': ['10.0.0.9'],
+  'rebound.example.in': ['127.0.0.1', '169.254.169.254'],
+}).resolver;
+
 for (const factory of databases) {
   describe(`webhooks (${factory.name})`, { skip }, () => {
     let database: TestDatabase;
@@ -198,7 +216,7 @@ for (const factory of databases) {
         attemptTimeoutMs: 5_000,
         retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 30 },
       });
-      t = buildTestApp({ db: database.db, webhookWorkflows: workflows });
+      t = buildTestApp({ db: database.db, webhookWorkflows: workflows, resolver: suiteResolver });
       app = t.app;
       projector = new ProjectorRunner(database.db, eventStoreOf(database.db), t.webhooks.outbox, { now: () => new Date() });
       // Only what commits from here on: the projector starts at the head, as on a fresh deploy.
@@ -338,6 +356,28 @@ for (const factory of databases) {
         await up.close();
         await call('first', 'DELETE', `/api/settings/webhooks/${body.data.id as string}`);
       }
+    });
+
+    it('a name resolving to a private address, or to loopback and link-local at once, is never reached: address_refused, failed at once, not retried', async () => {
+      const port = String(receiver.port);
+      const ids: string[] = [];
+      for (const host of ['private.example.in', 'rebound.example.in']) {
+        const { status, body } = await call('first', 'POST', '/api/settings/webhooks', {
+          url: `http://${host}:${port}/refused`,
+          eventTypes: ['analysis.stored'],
+        });
+        assert.equal(status, 201, host);
+        ids.push(body.data.id as string);
+      }
+      await analysisEnds('first');
+      for (const id of ids) {
+        const last = async () => (await call('first', 'GET', `/api/settings/webhooks/${id}/deliveries`)).body.data[0];
+        await eventually('the refusal', async () => (await last())?.status === 'failed', pump);
+        const listed = await last();
+        assert.deepEqual([listed?.status, listed?.attempts, listed?.lastOutcome], ['failed', 1, 'address_refused']);
+        await call('first', 'DELETE', `/api/settings/webhooks/${id}`);
+      }
+      assert.equal(receiver.at('/refused').length, 0);
     });
 
     it('refuses a tampered body, a wrong secret and a replay past the tolerance', async () => {
@@ -679,17 +719,6 @@ describe('the webhook sender', () => {
     await new Promise<void>((resolve) => big.close(() => resolve()));
   });
   const options = { timeoutMs: 2_000, maxResponseBytes: 1024, userAgent: 'test' };
-  /** A fake resolver, standing in for DNS: each name answers the addresses given, so no query leaves the machine. */
-  const fakeResolver = (answers: Record<string, string[]>) => {
-    const asked: string[] = [];
-    const resolver = (hostname: string) => {
-      asked.push(hostname);
-      const addresses = answers[hostname];
-      if (!addresses) return Promise.reject(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }));
-      return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
-    };
-    return { resolver, asked };
-  };
 
   it('refuses loopback by literal address and by a name that resolves to it, sending nothing', async () => {
     const strict = new HttpWebhookSender({ ...options, addresses: 'public' });
