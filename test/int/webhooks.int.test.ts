@@ -205,6 +205,27 @@ for (const factory of databases) {
       return row?.globalPosition ?? 0;
     }
 
+    /** A dashboard session of the account (its own login form, CSRF cookie and token). */
+    async function dashboardSession(who: keyof typeof accounts): Promise<string> {
+      const form = await app.request('http://localhost/dashboard/login');
+      const loginCookie = /dashboard_login=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1];
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+      assert.ok(loginCookie && csrf);
+      const res = await app.request('http://localhost/dashboard/login', {
+        method: 'POST',
+        headers: { Cookie: `dashboard_login=${loginCookie}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          _csrf: csrf,
+          email: `${who}.${factory.name}@webhooks.example`,
+          password: PASSWORD,
+          next: '/dashboard/webhooks',
+        }).toString(),
+      });
+      const session = /dashboard_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+      assert.ok(session, 'a dashboard session');
+      return `dashboard_session=${session}`;
+    }
+
     async function delivery(deliveryId: string) {
       return database.db.selectFrom('webhookDeliveries').selectAll().where('deliveryId', '=', deliveryId).executeTakeFirst();
     }
@@ -375,8 +396,14 @@ for (const factory of databases) {
         await eventually('the refusal', async () => (await last())?.status === 'failed', pump);
         const listed = await last();
         assert.deepEqual([listed?.status, listed?.attempts, listed?.lastOutcome], ['failed', 1, 'address_refused']);
-        await call('first', 'DELETE', `/api/settings/webhooks/${id}`);
       }
+      // The dashboard shows the same coarse outcome, and none of the operator's error text.
+      const page = await (
+        await app.request('http://localhost/dashboard/webhooks', { headers: { Cookie: await dashboardSession('first') } })
+      ).text();
+      assert.match(page, /<td>address_refused<\/td>/);
+      assert.doesNotMatch(page, /WebhookAddressRefusedError|10\.0\.0\.9|169\.254/);
+      for (const id of ids) await call('first', 'DELETE', `/api/settings/webhooks/${id}`);
       assert.equal(receiver.at('/refused').length, 0);
     });
 
