@@ -13,7 +13,9 @@ COPY scripts/patch-postgres.mjs scripts/
 RUN npm ci --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
-ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data
+# Listening on every interface, so never the development setting for outbound requests (http
+# webhooks, loopback receivers): the service would refuse to start with it on.
+ENV NODE_ENV=production HOST=0.0.0.0 PORT=3000 DATA_DIR=/data WEBHOOK_ALLOW_INSECURE_URLS=false
 WORKDIR /app
 # Owned by root and so read-only to the service: it writes only in DATA_DIR.
 COPY --from=deps /app/node_modules ./node_modules

@@ -24,6 +24,7 @@ import type { AnalysisRuns } from './application/analysis/analysis-runs.ts';
 import type { CaseAnalyser } from './ports/case-analyser.ts';
 import type { CaseReader } from './application/cases/case-reader.ts';
 import type { Config } from './config.ts';
+import { outboundAddresses } from './composition/settings.ts';
 import { unavailableAnalysisWorkflows, type AnalysisWorkflows } from './ports/analysis-workflows.ts';
 import type { DocumentStorage } from './ports/document-storage.ts';
 import type { DataConverter, PayloadCodec } from '@temporalio/common';
@@ -344,6 +345,7 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
           allowlist: adapters.allowlist,
           timeoutMs: REMOTE_FETCH_TIMEOUT_MS,
           maxBytes: REMOTE_FETCH_MAX_BYTES,
+          addresses: outboundAddresses(config),
         }),
         documentText: pdfText,
         scDocumentsBaseUrl: config.SC_DOCUMENTS_BASE_URL,

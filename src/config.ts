@@ -13,6 +13,7 @@ import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseCodecKeyring } from './adapters/temporal/payload-codec.ts';
 import { TIERS } from './domain/access/tiers.ts';
+import { isLoopbackHost } from './domain/network/address-class.ts';
 
 const optionalUrl = z
   .string()
@@ -200,9 +201,11 @@ const schema = z.object({
   /** Where a Free-tier refusal (API_TIER_NOT_ALLOWED) sends callers to change plan. */
   UPGRADE_URL: z.string().default('/dashboard/billing/plans'),
   /**
-   * Webhook endpoints may be http and deliveries may reach loopback and private addresses
-   * (a receiver on the developer's machine). Unset: true on the embedded default
-   * (DATABASE_URL unset), false otherwise; never set it true on a deployment.
+   * The development setting for outbound requests: webhook endpoints may be http, and
+   * deliveries and remote document fetches may reach loopback (a receiver on the developer's
+   * machine), never private or link-local ranges. Allowed only while HOST is loopback (the
+   * service refuses to start otherwise). Unset: true when DATABASE_URL is unset and HOST is
+   * loopback, false otherwise.
    */
   WEBHOOK_ALLOW_INSECURE_URLS: z
     .enum(['true', 'false'])
@@ -275,26 +278,38 @@ function defaultCorpusDir(): string | undefined {
   return existsSync(candidate) ? candidate : undefined;
 }
 
+/** A configuration the service must not start with; entry points print its message as one line. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
 export function loadConfig(env: Record<string, string | undefined>): Config {
   const { values, problems } = resolveEnvironment(env);
   const parsed = schema.safeParse(values);
   if (!parsed.success || problems.length > 0) {
     const issues = parsed.success ? [] : parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
-    throw new Error(`Invalid configuration: ${[...problems, ...issues].join('; ')}`);
+    throw new ConfigError(`Invalid configuration: ${[...problems, ...issues].join('; ')}`);
   }
   if (parsed.data.DATABASE_URL && !parsed.data.KEY_HASH_SECRET) {
-    throw new Error('Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)');
+    throw new ConfigError(
+      'Invalid configuration: KEY_HASH_SECRET: required when DATABASE_URL is set (every instance must hash keys alike)',
+    );
   }
   if (parsed.data.EMBEDDINGS_URL && (!parsed.data.EMBEDDINGS_MODEL || !parsed.data.EMBEDDINGS_DIMENSIONS)) {
-    throw new Error('Invalid configuration: EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
+    throw new ConfigError('Invalid configuration: EMBEDDINGS_MODEL and EMBEDDINGS_DIMENSIONS: required when EMBEDDINGS_URL is set');
   }
   if (parsed.data.TEMPORAL_ADDRESS && !parsed.data.TEMPORAL_CODEC_KEYS) {
-    throw new Error(
+    throw new ConfigError(
       'Invalid configuration: TEMPORAL_CODEC_KEYS: required when TEMPORAL_ADDRESS is set (every worker and client must share the keys)',
     );
   }
   if (parsed.data.LLM_URL && !parsed.data.LLM_MODEL) {
-    throw new Error('Invalid configuration: LLM_MODEL: required when LLM_URL is set');
+    throw new ConfigError('Invalid configuration: LLM_MODEL: required when LLM_URL is set');
+  }
+  if (parsed.data.WEBHOOK_ALLOW_INSECURE_URLS === true && !isLoopbackHost(parsed.data.HOST)) {
+    throw new ConfigError(
+      `Invalid configuration: WEBHOOK_ALLOW_INSECURE_URLS: true only while HOST is loopback (127.0.0.1, ::1 or localhost), and HOST is ${parsed.data.HOST}`,
+    );
   }
   return { ...parsed.data, CORPUS_DIR: parsed.data.CORPUS_DIR ?? defaultCorpusDir() };
 }

@@ -5,12 +5,23 @@
  */
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { loadConfig } from './config.ts';
+import { ConfigError, loadConfig, type Config } from './config.ts';
 import { composeService, type Service } from './compose.ts';
 import { DirectoryLockedError } from './adapters/pglite/directory-lock.ts';
 import { exitGuard, stopDeadlines } from './composition/exit-guard.ts';
 
-const configured = loadConfig(process.env);
+/** A configuration refused is one line on stderr and exit code 1, not a stack trace. */
+function configuration(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`court-records: not started: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+const configured = configuration();
 
 // PORT is bound before anything is composed: the embedded dev server, started while
 // composing, takes free ports of its own and must never be handed this one. Requests that

@@ -87,6 +87,7 @@ import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender.ts';
 import { webhookSecrets } from './adapters/webhooks/signing.ts';
 import type { WebhookWorkflows } from './ports/webhooks.ts';
+import type { Resolver } from './adapters/network/address-guard.ts';
 
 /** Every inline projection, in one list: the API and the worker must keep the same read models in step. */
 export function eventStoreOf(db: Db, subjectKeys: SubjectKeys<Trx> = new PostgresSubjectKeys(db)): PostgresEventStore {
@@ -420,6 +421,8 @@ export interface WebhookDeliveryOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
   readonly userAgent: string;
+  /** Name resolution for the address guard; unset: the system's. */
+  readonly resolver?: Resolver;
 }
 
 /** The attempts a webhook worker makes (the API process and the standalone worker both run them). */
@@ -427,7 +430,8 @@ export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDel
   const sender = new HttpWebhookSender({
     timeoutMs: options.timeoutMs,
     maxResponseBytes: options.maxResponseBytes,
-    allowNonPublicAddresses: options.allowInsecureUrls,
+    addresses: options.allowInsecureUrls ? 'public-or-loopback' : 'public',
+    resolver: options.resolver,
     userAgent: options.userAgent,
   });
   return new WebhookDeliveries({ db: options.db, sender, secrets: webhookSecrets(options.keyHashSecret), clock: options.clock });

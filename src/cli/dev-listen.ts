@@ -5,8 +5,9 @@
  * delivery that verifies (with the SDK's verifyWebhook, against the secret the service
  * showed once) as one JSON line on stdout. A delivery that does not verify is answered 400
  * and reported on stderr. SIGINT or SIGTERM, or --count deliveries, removes the endpoint and
- * exits 0. Plain http to loopback is allowed by the embedded default only
- * (WEBHOOK_ALLOW_INSECURE_URLS); elsewhere point a real https endpoint at the service.
+ * exits 0. Plain http to loopback is allowed only while the service listens on loopback
+ * (WEBHOOK_ALLOW_INSECURE_URLS, on by default there without DATABASE_URL); elsewhere point a
+ * real https endpoint at the service.
  */
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

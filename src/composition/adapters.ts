@@ -38,6 +38,7 @@ import type { VectorIndex } from '../ports/vector-index.ts';
 import type { Lifecycle } from './lifecycle.ts';
 import type { ModeChoices } from './mode-choices.ts';
 import type { PayloadCodec } from '@temporalio/common';
+import type { Resolver } from '../adapters/network/address-guard.ts';
 
 export interface SharedStores {
   readonly cache: Cache;
@@ -75,6 +76,8 @@ export interface Adapters {
   readonly restrictions?: CaseRestrictions;
   /** What the coverage service reads; unset: the case store's aggregates. */
   readonly readCoverage?: typeof readCoverageAggregates;
+  /** Name resolution for webhook deliveries; unset: the system's. */
+  readonly resolver?: Resolver;
 }
 
 /** Cache, rate limits and distinct counters in this process. */

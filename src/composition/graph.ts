@@ -256,6 +256,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     ids,
     keyHashSecret,
     ...webhookSending(config),
+    resolver: adapters.resolver,
     workflows: workflowRuntime.webhookWorkflows,
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
   });

@@ -299,7 +299,7 @@ for (const factory of databases)
         cases: t.research.cases,
         documents: t.documents,
         analyser,
-        remote: new HttpRemoteDocuments({ allowlist, timeoutMs: 5_000, maxBytes: 10_000_000 }),
+        remote: new HttpRemoteDocuments({ allowlist, timeoutMs: 5_000, maxBytes: 10_000_000, addresses: 'public-or-loopback' }),
         documentText: pdfText,
         scDocumentsBaseUrl: site.base,
       });

@@ -13,7 +13,8 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { SECRET_SETTINGS } from '../../src/config.ts';
+import { outboundAddresses } from '../../src/composition/settings.ts';
+import { loadConfig, SECRET_SETTINGS } from '../../src/config.ts';
 
 const DOCKERFILE = readFileSync('Dockerfile', 'utf8');
 const COMPOSE_TEXT = readFileSync('docker-compose.yml', 'utf8');
@@ -205,6 +206,16 @@ describe('Dockerfile', () => {
     const entry = instructions(DOCKERFILE).findLast((i) => i.keyword === 'CMD');
     assert.ok(entry);
     assert.deepEqual(entryProblems(JSON.parse(entry.args) as string[], 'CMD'), []);
+  });
+
+  it('turns the development setting for outbound requests off, and its environment is one the service starts with', () => {
+    const env = Object.fromEntries(
+      instructions(DOCKERFILE)
+        .filter((i) => i.keyword === 'ENV')
+        .flatMap((i) => i.args.split(/\s+/).map((pair) => pair.split('=') as [string, string])),
+    );
+    assert.equal(env.WEBHOOK_ALLOW_INSECURE_URLS, 'false');
+    assert.equal(outboundAddresses(loadConfig(env)), 'public');
   });
 
   it('is refused without a USER, with a root USER, on Node 20, with dev dependencies or with a curl health check', () => {

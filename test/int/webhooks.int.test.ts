@@ -96,6 +96,24 @@ async function eventually(
 
 const skip = temporalCli() ? false : NO_TEMPORAL_CLI;
 
+/** A fake resolver standing in for DNS: each name answers the addresses given, so no query leaves the machine. */
+function fakeResolver(answers: Record<string, string[]>) {
+  const asked: string[] = [];
+  const resolver = (hostname: string) => {
+    asked.push(hostname);
+    const addresses = answers[hostname];
+    if (!addresses) return Promise.reject(Object.assign(new Error(`no such name ${hostname}`), { code: 'ENOTFOUND' }));
+    return Promise.resolve(addresses.map((address) => ({ address, family: address.includes(':') ? 6 : 4 })));
+  };
+  return { resolver, asked };
+}
+
+/** The suite's service resolves names with this: one name in private space, one that also answers loopback. */
+const suiteResolver = fakeResolver({
+  'private.example.in': ['10.0.0.9'],
+  'rebound.example.in': ['127.0.0.1', '169.254.169.254'],
+}).resolver;
+
 for (const factory of databases) {
   describe(`webhooks (${factory.name})`, { skip }, () => {
     let database: TestDatabase;
@@ -187,6 +205,27 @@ for (const factory of databases) {
       return row?.globalPosition ?? 0;
     }
 
+    /** A dashboard session of the account (its own login form, CSRF cookie and token). */
+    async function dashboardSession(who: keyof typeof accounts): Promise<string> {
+      const form = await app.request('http://localhost/dashboard/login');
+      const loginCookie = /dashboard_login=([^;]+)/.exec(form.headers.get('set-cookie') ?? '')?.[1];
+      const csrf = /name="_csrf" value="([^"]+)"/.exec(await form.text())?.[1];
+      assert.ok(loginCookie && csrf);
+      const res = await app.request('http://localhost/dashboard/login', {
+        method: 'POST',
+        headers: { Cookie: `dashboard_login=${loginCookie}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({
+          _csrf: csrf,
+          email: `${who}.${factory.name}@webhooks.example`,
+          password: PASSWORD,
+          next: '/dashboard/webhooks',
+        }).toString(),
+      });
+      const session = /dashboard_session=([^;]+)/.exec(res.headers.get('set-cookie') ?? '')?.[1];
+      assert.ok(session, 'a dashboard session');
+      return `dashboard_session=${session}`;
+    }
+
     async function delivery(deliveryId: string) {
       return database.db.selectFrom('webhookDeliveries').selectAll().where('deliveryId', '=', deliveryId).executeTakeFirst();
     }
@@ -198,7 +237,7 @@ for (const factory of databases) {
         attemptTimeoutMs: 5_000,
         retry: { initialIntervalMs: 100, backoffCoefficient: 2, maximumIntervalMs: 400, maximumAttempts: 30 },
       });
-      t = buildTestApp({ db: database.db, webhookWorkflows: workflows });
+      t = buildTestApp({ db: database.db, webhookWorkflows: workflows, resolver: suiteResolver });
       app = t.app;
       projector = new ProjectorRunner(database.db, eventStoreOf(database.db), t.webhooks.outbox, { now: () => new Date() });
       // Only what commits from here on: the projector starts at the head, as on a fresh deploy.
@@ -262,9 +301,20 @@ for (const factory of databases) {
       const listed = await call('first', 'GET', `/api/settings/webhooks/${mine.id}/deliveries`);
       assert.equal(listed.status, 200);
       assert.deepEqual(
-        listed.body.data.map((d) => [d.id, d.eventType, d.status, d.attempts, d.lastResponseStatus]),
-        [[deliveryId, 'analysis.stored', 'delivered', 1, 200]],
+        listed.body.data.map((d) => [d.id, d.eventType, d.status, d.attempts, d.lastOutcome]),
+        [[deliveryId, 'analysis.stored', 'delivered', 1, 'delivered']],
       );
+      // The coarse outcome only: no exact status, no error text.
+      assert.deepEqual(Object.keys(listed.body.data[0]!).sort(), [
+        'attempts',
+        'createdAt',
+        'eventType',
+        'finishedAt',
+        'id',
+        'lastAttemptAt',
+        'lastOutcome',
+        'status',
+      ]);
       // The other account cannot read this endpoint's deliveries, nor delete it.
       assert.equal((await call('second', 'GET', `/api/settings/webhooks/${mine.id}/deliveries`)).body.code, 'WEBHOOK_ENDPOINT_NOT_FOUND');
       assert.equal((await call('second', 'DELETE', `/api/settings/webhooks/${mine.id}`)).status, 404);
@@ -313,7 +363,11 @@ for (const factory of databases) {
           .where('endpointId', '=', body.data.id as string)
           .executeTakeFirst()) ?? null;
       await eventually('failed attempts', async () => ((await refused())?.attempts ?? 0) >= 2, pump);
+      // The operator's column keeps the kind of error; the account sees only that nothing answered.
       assert.match((await refused())?.lastError ?? '', /ECONNREFUSED/);
+      const listed = await call('first', 'GET', `/api/settings/webhooks/${body.data.id as string}/deliveries`);
+      assert.equal(listed.body.data[0]?.lastOutcome, 'no_answer');
+      assert.doesNotMatch(JSON.stringify(listed.body), /ECONNREFUSED|lastError|lastResponseStatus/);
       const up = new Receiver();
       await up.listen(port);
       try {
@@ -323,6 +377,34 @@ for (const factory of databases) {
         await up.close();
         await call('first', 'DELETE', `/api/settings/webhooks/${body.data.id as string}`);
       }
+    });
+
+    it('a name resolving to a private address, or to loopback and link-local at once, is never reached: address_refused, failed at once, not retried', async () => {
+      const port = String(receiver.port);
+      const ids: string[] = [];
+      for (const host of ['private.example.in', 'rebound.example.in']) {
+        const { status, body } = await call('first', 'POST', '/api/settings/webhooks', {
+          url: `http://${host}:${port}/refused`,
+          eventTypes: ['analysis.stored'],
+        });
+        assert.equal(status, 201, host);
+        ids.push(body.data.id as string);
+      }
+      await analysisEnds('first');
+      for (const id of ids) {
+        const last = async () => (await call('first', 'GET', `/api/settings/webhooks/${id}/deliveries`)).body.data[0];
+        await eventually('the refusal', async () => (await last())?.status === 'failed', pump);
+        const listed = await last();
+        assert.deepEqual([listed?.status, listed?.attempts, listed?.lastOutcome], ['failed', 1, 'address_refused']);
+      }
+      // The dashboard shows the same coarse outcome, and none of the operator's error text.
+      const page = await (
+        await app.request('http://localhost/dashboard/webhooks', { headers: { Cookie: await dashboardSession('first') } })
+      ).text();
+      assert.match(page, /<td>address_refused<\/td>/);
+      assert.doesNotMatch(page, /WebhookAddressRefusedError|10\.0\.0\.9|169\.254/);
+      for (const id of ids) await call('first', 'DELETE', `/api/settings/webhooks/${id}`);
+      assert.equal(receiver.at('/refused').length, 0);
     });
 
     it('refuses a tampered body, a wrong secret and a replay past the tolerance', async () => {
@@ -666,9 +748,12 @@ describe('the webhook sender', () => {
   const options = { timeoutMs: 2_000, maxResponseBytes: 1024, userAgent: 'test' };
 
   it('refuses loopback by literal address and by a name that resolves to it, sending nothing', async () => {
-    const strict = new HttpWebhookSender({ ...options, allowNonPublicAddresses: false });
+    const strict = new HttpWebhookSender({ ...options, addresses: 'public' });
     for (const url of [
       `http://127.0.0.1:${String(receiver.port)}/x`,
+      `http://[::ffff:127.0.0.1]:${String(receiver.port)}/x`,
+      `http://0x7f.1:${String(receiver.port)}/x`,
+      `http://0.0.0.0:${String(receiver.port)}/x`,
       `http://localhost:${String(receiver.port)}/x`,
       'http://169.254.169.254/latest/meta-data',
     ]) {
@@ -677,14 +762,61 @@ describe('the webhook sender', () => {
     assert.equal(receiver.received.length, 0);
   });
 
+  it('connects to the address the guard vetted: a name answered with loopback reaches the receiver only in the development setting', async () => {
+    const { resolver, asked } = fakeResolver({ 'hooks.example.in': ['127.0.0.1'] });
+    const url = `http://hooks.example.in:${String(receiver.port)}/named`;
+    await assert.rejects(
+      new HttpWebhookSender({ ...options, addresses: 'public', resolver }).post(url, {}, '{}'),
+      WebhookAddressRefusedError,
+    );
+    assert.equal(receiver.at('/named').length, 0);
+    const loose = new HttpWebhookSender({ ...options, addresses: 'public-or-loopback', resolver });
+    assert.deepEqual(await loose.post(url, {}, '{}'), { status: 200 });
+    assert.equal(receiver.at('/named').length, 1);
+    // One resolution per attempt, at connect: there is no earlier answer a rebinding name could swap.
+    assert.deepEqual(asked, ['hooks.example.in', 'hooks.example.in']);
+  });
+
+  it('even in the development setting, refuses private, link-local and a name with any such address, before any connection', async () => {
+    const answers = {
+      'mixed.example.in': ['127.0.0.1', '10.0.0.7'],
+      'metadata.example.in': ['169.254.169.254'],
+      'v6.example.in': ['fe80::1'],
+      'mapped.example.in': ['::ffff:192.168.0.1'],
+      'ula.example.in': ['fd00::1'],
+      'cgnat.example.in': ['100.64.0.1'],
+      'nothing.example.in': [],
+    };
+    const loose = new HttpWebhookSender({ ...options, addresses: 'public-or-loopback', resolver: fakeResolver(answers).resolver });
+    const port = String(receiver.port);
+    for (const host of Object.keys(answers)) {
+      await assert.rejects(loose.post(`http://${host}:${port}/private`, {}, '{}'), WebhookAddressRefusedError, host);
+    }
+    // Literal private and link-local hosts are refused before a socket is opened.
+    for (const host of [
+      '10.0.0.1',
+      '192.168.1.1',
+      '172.16.0.1',
+      '169.254.169.254',
+      '[fe80::1]',
+      '[fd00::1]',
+      '[::ffff:10.0.0.1]',
+      '0.0.0.0',
+      '[::]',
+    ]) {
+      await assert.rejects(loose.post(`http://${host}:${port}/private`, {}, '{}'), WebhookAddressRefusedError, host);
+    }
+    assert.equal(receiver.at('/private').length, 0);
+  });
+
   it('answers a redirect with its status instead of following it', async () => {
-    const sender = new HttpWebhookSender({ ...options, allowNonPublicAddresses: true });
+    const sender = new HttpWebhookSender({ ...options, addresses: 'public-or-loopback' });
     assert.deepEqual(await sender.post(`http://127.0.0.1:${String(receiver.port)}/moved`, {}, '{}'), { status: 302 });
-    assert.equal(receiver.received.length, 1);
+    assert.equal(receiver.at('/moved').length, 1);
   });
 
   it('abandons an answer larger than the cap', async () => {
-    const sender = new HttpWebhookSender({ ...options, allowNonPublicAddresses: true });
+    const sender = new HttpWebhookSender({ ...options, addresses: 'public-or-loopback' });
     await assert.rejects(sender.post(`http://127.0.0.1:${String(bigPort)}/`, {}, '{}'), /response cap/);
   });
 });

@@ -14,6 +14,7 @@ import { MemoryCache } from '../../src/adapters/memory/cache.ts';
 import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counter.ts';
 import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
 import { PromMetrics } from '../../src/adapters/metrics/prom-metrics.ts';
+import type { Resolver } from '../../src/adapters/network/address-guard.ts';
 import type { readCoverageAggregates } from '../../src/adapters/postgres/coverage-source.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { DocumentLinkSigner } from '../../src/adapters/storage/document-link-signer.ts';
@@ -85,6 +86,8 @@ export interface TestAppOptions {
   readonly limiter?: RateLimiter;
   readonly distinctKeys?: DistinctCounter;
   readonly readCoverage?: typeof readCoverageAggregates;
+  /** Name resolution for webhook deliveries: a fake resolver, so no query leaves the machine; unset: the system's. */
+  readonly resolver?: Resolver;
   readonly entitledTiers?: readonly Tier[];
   readonly adminToken?: string;
   readonly trustProxy?: boolean;
@@ -250,6 +253,7 @@ export function buildTestApp(options: TestAppOptions): TestApp {
     vectors: options.vectors,
     restrictions: options.restrictions,
     readCoverage: options.readCoverage,
+    resolver: options.resolver,
     choices: options.adjudicator ? { ...liveChoices(config), adjudicator: options.adjudicator } : undefined,
   };
   const graph = buildGraph(adapters, {

@@ -175,7 +175,7 @@ export async function startLocalWorkers(
       cases: t.research.cases,
       documents: t.documents,
       analyser: new LocalExtractiveAnalyser(),
-      remote: new HttpRemoteDocuments({ allowlist: [], timeoutMs: 1_000, maxBytes: 1 }),
+      remote: new HttpRemoteDocuments({ allowlist: [], timeoutMs: 1_000, maxBytes: 1, addresses: 'public' }),
       documentText: pdfText,
       scDocumentsBaseUrl: 'https://main.sci.gov.in',
     }),

@@ -4,7 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { loadConfig } from '../../src/config.ts';
+import { outboundAddresses } from '../../src/composition/settings.ts';
+import { ConfigError, loadConfig } from '../../src/config.ts';
 
 const secrets = mkdtempSync(join(tmpdir(), 'config-secrets-'));
 after(() => rmSync(secrets, { recursive: true, force: true }));
@@ -86,5 +87,22 @@ describe('config', () => {
         e.message.includes('PORT') &&
         !e.message.includes('m'.repeat(20)),
     );
+  });
+
+  it('allows insecure outbound URLs (http, loopback) only while the service listens on loopback', () => {
+    assert.equal(outboundAddresses(loadConfig({})), 'public-or-loopback');
+    assert.equal(outboundAddresses(loadConfig({ HOST: '::1', WEBHOOK_ALLOW_INSECURE_URLS: 'true' })), 'public-or-loopback');
+    // Off by default where other machines can reach the service, or on a deployment.
+    assert.equal(outboundAddresses(loadConfig({ HOST: '0.0.0.0' })), 'public');
+    assert.equal(outboundAddresses(loadConfig({ DATABASE_URL: 'postgres://db/x', KEY_HASH_SECRET: 'k'.repeat(32) })), 'public');
+    assert.equal(outboundAddresses(loadConfig({ WEBHOOK_ALLOW_INSECURE_URLS: 'false' })), 'public');
+    for (const HOST of ['0.0.0.0', '::', '10.1.2.3', 'api.internal']) {
+      assert.throws(
+        () => loadConfig({ HOST, WEBHOOK_ALLOW_INSECURE_URLS: 'true' }),
+        (e: Error) =>
+          e instanceof ConfigError && e.message.includes('WEBHOOK_ALLOW_INSECURE_URLS') && e.message.includes(`HOST is ${HOST}`),
+        HOST,
+      );
+    }
   });
 });

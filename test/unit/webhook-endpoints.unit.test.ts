@@ -9,7 +9,6 @@ import {
   decideWebhookEndpoints,
   evolveWebhookEndpoints,
   initialWebhookEndpoints,
-  isPublicAddress,
   MAX_ENDPOINTS_PER_ACCOUNT,
   type WebhookEndpointsCommand,
   type WebhookEndpointsEvent,
@@ -147,24 +146,36 @@ describe('webhook endpoints aggregate', () => {
 });
 
 describe('endpoint addresses', () => {
-  it('tells public addresses from the ones deliveries must not reach', () => {
-    for (const address of ['93.184.216.34', '2606:4700::1111', '8.8.8.8']) assert.equal(isPublicAddress(address), true, address);
-    for (const address of [
-      '127.0.0.1',
+  it('admits loopback in the development setting, and never private, link-local or other non-public ranges', () => {
+    // 0x7f.1 and 2130706433 are loopback once the URL parser has read them.
+    for (const url of [
+      'http://127.0.0.1:8080/hook',
+      'http://localhost:8080/hook',
+      'http://[::1]:8080/hook',
+      'http://[::ffff:127.0.0.1]/h',
+      'http://0x7f.1/h',
+      'http://2130706433/h',
+    ]) {
+      assert.equal(checkEndpointUrl(url, true).ok, true, url);
+    }
+    for (const host of [
       '10.0.0.1',
       '172.16.5.4',
       '192.168.0.1',
       '169.254.169.254',
       '100.64.0.1',
       '0.0.0.0',
-      '::1',
-      '::',
-      'fe80::1',
-      'fc00::1',
-      '::ffff:10.0.0.1',
-      'nonsense',
+      '[::]',
+      '[fe80::1]',
+      '[fd00::1]',
+      '[::ffff:10.0.0.1]',
+      '[::ffff:169.254.169.254]',
+      '224.0.0.1',
     ]) {
-      assert.equal(isPublicAddress(address), false, address);
+      assert.deepEqual(checkEndpointUrl(`http://${host}/hook`, true), { ok: false, reason: 'non-public-address' }, host);
+    }
+    for (const host of ['0x7f.1', '2130706433', '[::ffff:7f00:1]', 'app.localhost']) {
+      assert.deepEqual(checkEndpointUrl(`https://${host}/hook`, false), { ok: false, reason: 'non-public-address' }, host);
     }
   });
 

@@ -8,11 +8,22 @@
 import { getConnInfo } from '@hono/node-server/conninfo';
 import pino from 'pino';
 import { composeWorker } from '../../src/composition/worker.ts';
-import { loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, type Config } from '../../src/config.ts';
 import { randomIds, systemClock } from '../../src/ports/clock.ts';
 import { CLOSE_BOUND_MS, exitGuard, stopDeadlines } from '../../src/composition/exit-guard.ts';
 
-const config = loadConfig(process.env);
+/** A configuration refused is one line on stderr and exit code 1, as the API's. */
+function configuration(): Config {
+  try {
+    return loadConfig(process.env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`court-records-worker: not started: ${err.message}\n`);
+    process.exit(1);
+  }
+}
+
+const config = configuration();
 const logger = pino({ level: config.LOG_LEVEL, base: { service: 'court-records-worker' } });
 if (!config.DATABASE_URL) {
   logger.fatal('DATABASE_URL is required: a worker apart from the API needs a database both processes can reach');

@@ -1,52 +1,41 @@
 /**
- * WebhookSender over node:http(s). The SSRF guard sits in the socket's own DNS lookup: the
- * addresses checked are the ones connected to, so a name that resolves to a public address
- * for a check and a private one for the connection (DNS rebinding) cannot slip through.
- * Literal IP hosts skip the lookup, so they are checked before the request. Every answer
- * is bounded: a timeout on the whole exchange and a cap on the bytes read (the body is
- * discarded: only the status matters, and a receiver's text is not ours to keep).
+ * WebhookSender over node:http(s). Where a delivery may connect is the address guard's
+ * (adapters/network/address-guard.ts): literal hosts are vetted before the request and names at
+ * the socket's own lookup, every address they resolve to. Redirects are answers, never
+ * followed. Every answer is bounded: a timeout on the whole exchange and a cap on the bytes
+ * read (the body is discarded: only the status matters, and a receiver's text is not ours
+ * to keep). No connection is pooled, so none outlives the check it was made under.
  */
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
 import { request as httpRequest, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { isPublicAddress } from '../../domain/webhook/webhook-endpoints.ts';
+import type { AddressPolicy } from '../../domain/network/address-class.ts';
 import { WebhookAddressRefusedError, type WebhookSender } from '../../ports/webhooks.ts';
+import { AddressGuard, systemResolver, type Resolver } from '../network/address-guard.ts';
 
 export interface HttpWebhookSenderOptions {
   readonly timeoutMs: number;
   readonly maxResponseBytes: number;
-  /** Development only: deliver to loopback and private addresses (a receiver on this machine). */
-  readonly allowNonPublicAddresses: boolean;
+  /** `public-or-loopback` only in the development setting (a receiver on this machine). */
+  readonly addresses: AddressPolicy;
   readonly userAgent: string;
-}
-
-/** A lookup that answers only public addresses, and fails when the name has any other. */
-function guardedLookup(allowNonPublic: boolean): LookupFunction {
-  return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      const refused = addresses.find((a) => !allowNonPublic && !isPublicAddress(a.address));
-      if (refused || addresses.length === 0) {
-        return callback(new WebhookAddressRefusedError(`${hostname} resolves to an address deliveries may not reach`), '', 0);
-      }
-      // Node's connect asks for every address (happy eyeballs) or for one.
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const first = addresses[0] as LookupAddress;
-      return callback(null, first.address, first.family);
-    });
-  };
+  /** Name resolution; the system's unless a test names another. */
+  readonly resolver?: Resolver;
 }
 
 export class HttpWebhookSender implements WebhookSender {
-  constructor(private readonly options: HttpWebhookSenderOptions) {}
+  readonly #guard: AddressGuard;
 
-  post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<{ status: number }> {
+  constructor(private readonly options: HttpWebhookSenderOptions) {
+    this.#guard = new AddressGuard({
+      policy: options.addresses,
+      resolver: options.resolver ?? systemResolver,
+      refuse: (message) => new WebhookAddressRefusedError(message),
+    });
+  }
+
+  async post(url: string, headers: Readonly<Record<string, string>>, body: string): Promise<{ status: number }> {
     const target = new URL(url);
-    const host = target.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !this.options.allowNonPublicAddresses && !isPublicAddress(host)) {
-      return Promise.reject(new WebhookAddressRefusedError('the endpoint is an address deliveries may not reach'));
-    }
+    this.#guard.checkHost(target);
     const payload = Buffer.from(body, 'utf8');
     const options: RequestOptions = {
       method: 'POST',
@@ -56,7 +45,8 @@ export class HttpWebhookSender implements WebhookSender {
         'content-length': String(payload.length),
         'user-agent': this.options.userAgent,
       },
-      lookup: guardedLookup(this.options.allowNonPublicAddresses),
+      agent: false,
+      lookup: this.#guard.lookup,
       signal: AbortSignal.timeout(this.options.timeoutMs),
     };
     const send = target.protocol === 'https:' ? httpsRequest : httpRequest;

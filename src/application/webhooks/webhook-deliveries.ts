@@ -2,12 +2,14 @@
  * One delivery attempt, and the bookkeeping around it. Each attempt is signed afresh
  * (a new webhook-timestamp, so a receiver's replay window holds for retries too) under
  * the same webhook-id; during a rotation's grace window it carries a signature by each
- * secret. Every attempt is counted and its outcome (status code, or the kind of error)
- * kept on the delivery row before the retry policy decides what happens next. Neither the
- * payload nor a secret is ever logged or put in an error message.
+ * secret. Every attempt is counted and its outcome kept on the delivery row before the retry
+ * policy decides what happens next: the coarse outcome the account sees, and beside it, for
+ * the operator only, the exact status or the kind of error. Neither the payload nor a secret
+ * is ever logged or put in an error message.
  */
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
+import { outcomeOfStatus, type DeliveryOutcome } from '../../domain/webhook/delivery-outcome.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { WebhookAddressRefusedError, type WebhookSecrets, type WebhookSender } from '../../ports/webhooks.ts';
 
@@ -78,15 +80,27 @@ export class WebhookDeliveries {
       ({ status } = await this.deps.sender.post(target.url, headers, body));
     } catch (error) {
       const reason = describe(error);
-      await this.#record(deliveryId, { lastError: reason, lastResponseStatus: null });
-      return error instanceof WebhookAddressRefusedError ? { kind: 'refused', reason } : { kind: 'retry', reason };
+      const refused = error instanceof WebhookAddressRefusedError;
+      await this.#record(deliveryId, {
+        lastError: reason,
+        lastResponseStatus: null,
+        lastOutcome: refused ? 'address_refused' : 'no_answer',
+      });
+      return refused ? { kind: 'refused', reason } : { kind: 'retry', reason };
     }
-    if (status >= 200 && status < 300) {
-      await this.#record(deliveryId, { lastError: null, lastResponseStatus: status, status: 'delivered', finishedAt: clock.now() });
+    const lastOutcome = outcomeOfStatus(status);
+    if (lastOutcome === 'delivered') {
+      await this.#record(deliveryId, {
+        lastError: null,
+        lastResponseStatus: status,
+        lastOutcome,
+        status: 'delivered',
+        finishedAt: clock.now(),
+      });
       return { kind: 'delivered', status };
     }
     const reason = `the receiver answered ${String(status)}`;
-    await this.#record(deliveryId, { lastError: reason, lastResponseStatus: status });
+    await this.#record(deliveryId, { lastError: reason, lastResponseStatus: status, lastOutcome });
     return { kind: 'retry', reason };
   }
 
@@ -179,7 +193,13 @@ export class WebhookDeliveries {
 
   async #record(
     deliveryId: string,
-    fields: { lastError: string | null; lastResponseStatus: number | null; status?: 'delivered'; finishedAt?: Date },
+    fields: {
+      lastError: string | null;
+      lastResponseStatus: number | null;
+      lastOutcome: DeliveryOutcome;
+      status?: 'delivered';
+      finishedAt?: Date;
+    },
   ): Promise<void> {
     await this.deps.db.updateTable('webhookDeliveries').set(fields).where('deliveryId', '=', deliveryId).execute();
   }

@@ -6,6 +6,7 @@
  */
 import type { Db, Trx } from '../../db/database.ts';
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
+import type { DeliveryOutcome } from '../../domain/webhook/delivery-outcome.ts';
 import {
   decideWebhookEndpoints,
   evolveWebhookEndpoints,
@@ -48,8 +49,8 @@ export interface DeliveryView {
   readonly eventType: WebhookEventType;
   readonly status: 'pending' | 'delivered' | 'failed' | 'cancelled';
   readonly attempts: number;
-  readonly lastResponseStatus: number | null;
-  readonly lastError: string | null;
+  /** The last attempt's coarse outcome; null before the first. */
+  readonly lastOutcome: DeliveryOutcome | null;
   readonly createdAt: string;
   readonly lastAttemptAt: string | null;
   readonly finishedAt: string | null;
@@ -136,7 +137,8 @@ export class WebhookEndpoints {
     if (!(await this.#endpoint(accountId, endpointId))) return null;
     const rows = await this.deps.db
       .selectFrom('webhookDeliveries')
-      .selectAll()
+      // Never the operator's columns (exact status, error kind): an account sees the coarse outcome only.
+      .select(['deliveryId', 'eventType', 'status', 'attempts', 'lastOutcome', 'createdAt', 'lastAttemptAt', 'finishedAt'])
       .where('accountId', '=', accountId)
       .where('endpointId', '=', endpointId)
       .orderBy('createdAt', 'desc')
@@ -148,8 +150,7 @@ export class WebhookEndpoints {
       eventType: r.eventType as WebhookEventType,
       status: r.status as DeliveryView['status'],
       attempts: r.attempts,
-      lastResponseStatus: r.lastResponseStatus,
-      lastError: r.lastError,
+      lastOutcome: r.lastOutcome as DeliveryOutcome | null,
       createdAt: r.createdAt.toISOString(),
       lastAttemptAt: iso(r.lastAttemptAt),
       finishedAt: iso(r.finishedAt),

@@ -42,8 +42,11 @@ export const webhookDeliveries = pgTable(
     status: text('status').notNull(),
     workflowStarted: boolean('workflow_started').notNull().default(false),
     attempts: integer('attempts').notNull().default(0),
+    /** Operator-only: the exact status and the kind of error; accounts see `lastOutcome`. */
     lastResponseStatus: integer('last_response_status'),
     lastError: text('last_error'),
+    /** The last attempt's coarse outcome (domain/webhook/delivery-outcome.ts), the only one an account sees. */
+    lastOutcome: text('last_outcome'),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
     lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true }),
     finishedAt: timestamp('finished_at', { withTimezone: true }),
@@ -53,6 +56,10 @@ export const webhookDeliveries = pgTable(
   (t) => [
     unique('webhook_deliveries_source_unique').on(t.sourceEventId, t.endpointId),
     check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'cancelled')`),
+    check(
+      'webhook_deliveries_last_outcome',
+      sql`${t.lastOutcome} in ('delivered', 'no_answer', 'http_3xx', 'http_4xx', 'http_5xx', 'address_refused')`,
+    ),
     index('webhook_deliveries_endpoint_idx').on(t.endpointId, t.createdAt),
     index('webhook_deliveries_unstarted_idx').on(t.workflowStarted, t.createdAt),
     // The retention sweep's: ended deliveries by when they ended.

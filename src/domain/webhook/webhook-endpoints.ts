@@ -6,9 +6,9 @@
  * is given. A rotation keeps the previous secret signing beside the new one for a grace
  * window (the read model holds both), so a receiver can switch without losing deliveries.
  */
-import { allowedBy, parseAddress } from '../access/cidr.ts';
 import type { KeyMode } from '../api-key/api-key.ts';
 import { accept, assertNever, refuse, type Decision } from '../decider.ts';
+import { addressAdmitted, classifyAddress } from '../network/address-class.ts';
 
 export const WEBHOOK_EVENT_TYPES = ['analysis.stored', 'analysis.failed', 'timeline.completed', 'timeline.failed'] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -19,44 +19,13 @@ export const SECRET_ROTATION_GRACE_SECONDS = 24 * 60 * 60;
 
 export const webhookStreamId = (accountId: string): string => `webhooks-${accountId}`;
 
-/**
- * Ranges a delivery must never reach: private, loopback, link-local (cloud metadata at
- * 169.254.169.254), carrier-grade NAT, unspecified, multicast and reserved, IPv4 and IPv6.
- */
-export const NON_PUBLIC_RANGES: readonly string[] = [
-  '0.0.0.0/8',
-  '10.0.0.0/8',
-  '100.64.0.0/10',
-  '127.0.0.0/8',
-  '169.254.0.0/16',
-  '172.16.0.0/12',
-  '192.0.0.0/24',
-  '192.0.2.0/24',
-  '192.168.0.0/16',
-  '198.18.0.0/15',
-  '198.51.100.0/24',
-  '203.0.113.0/24',
-  '224.0.0.0/3',
-  '::/127',
-  '64:ff9b::/96',
-  '100::/64',
-  '2001:db8::/32',
-  'fc00::/7',
-  'fe80::/10',
-  'ff00::/8',
-];
-
-/** Whether a resolved address may be delivered to; anything unparseable is not. */
-export function isPublicAddress(address: string): boolean {
-  return parseAddress(address) !== undefined && !allowedBy(NON_PUBLIC_RANGES, address);
-}
-
 export type UrlRefusal = 'malformed' | 'scheme' | 'credentials' | 'non-public-address' | 'too-long';
 
 /**
- * Whether a URL may be registered. https only, unless `allowInsecure` (a development
- * setting) also admits http and non-public literal addresses. A host name is checked
- * again after resolution at each delivery: what it resolves to can change.
+ * Whether a URL may be registered. https to a public address only, unless `allowInsecure`
+ * (the development setting, on only while the service listens on loopback) also admits http
+ * and loopback: never private, link-local or other non-public ranges. A host name is
+ * checked again, by every address it resolves to, at each delivery's connect.
  */
 export function checkEndpointUrl(text: string, allowInsecure: boolean): { ok: true; url: string } | { ok: false; reason: UrlRefusal } {
   if (text.length > MAX_URL_LENGTH) return { ok: false, reason: 'too-long' };
@@ -69,11 +38,11 @@ export function checkEndpointUrl(text: string, allowInsecure: boolean): { ok: tr
   const schemes = allowInsecure ? ['https:', 'http:'] : ['https:'];
   if (!schemes.includes(url.protocol)) return { ok: false, reason: 'scheme' };
   if (url.username || url.password) return { ok: false, reason: 'credentials' };
-  const host = url.hostname.replace(/^\[|\]$/g, '');
-  const literal = parseAddress(host) !== undefined;
-  if (!allowInsecure && (host === 'localhost' || host.endsWith('.localhost') || (literal && !isPublicAddress(host)))) {
-    return { ok: false, reason: 'non-public-address' };
-  }
+  const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  const named = classifyAddress(host) === 'invalid';
+  const localName = host === 'localhost' || host.endsWith('.localhost');
+  const refused = named ? localName && !allowInsecure : !addressAdmitted(host, allowInsecure ? 'public-or-loopback' : 'public');
+  if (refused) return { ok: false, reason: 'non-public-address' };
   url.hash = '';
   return { ok: true, url: url.toString() };
 }

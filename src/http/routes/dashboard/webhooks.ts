@@ -71,7 +71,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                       <th>Event</th>
                       <th>Status</th>
                       <th class="num">Attempts</th>
-                      <th>Last answer</th>
+                      <th>Last outcome</th>
                       <th>Created</th>
                     </tr>
                   </thead>
@@ -82,7 +82,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                           <td>${d.eventType}</td>
                           <td>${d.status}</td>
                           <td class="num">${d.attempts}</td>
-                          <td>${d.lastResponseStatus ?? d.lastError ?? ''}</td>
+                          <td>${d.lastOutcome ?? ''}</td>
                           <td>${d.createdAt.replace('T', ' ').slice(0, 19)}</td>
                         </tr>`,
                     )}

@@ -1,6 +1,7 @@
 /** GET /api/settings/webhooks/:id/deliveries: the endpoint's latest deliveries (newest first) with their attempts. */
 import { createRoute, z } from '@hono/zod-openapi';
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
+import { DELIVERY_OUTCOMES } from '../../../domain/webhook/delivery-outcome.ts';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import type { App } from '../../app-types.ts';
 import { ApiError } from '../../api-error.ts';
@@ -26,12 +27,11 @@ const Delivery = z
     eventType: WebhookEventTypeSchema,
     status: z.enum(['pending', 'delivered', 'failed', 'cancelled']).openapi({ description: 'cancelled: its endpoint was deleted first.' }),
     attempts: z.number().int().openapi({ example: 1 }),
-    lastResponseStatus: z
-      .number()
-      .int()
-      .nullable()
-      .openapi({ description: 'The receiver’s status on the last attempt; null without an answer.' }),
-    lastError: z.string().nullable().openapi({ description: 'Why the last attempt failed; null when it did not.' }),
+    lastOutcome: z.enum(DELIVERY_OUTCOMES).nullable().openapi({
+      description:
+        'How the last attempt ended; null before the first. delivered: a 2xx answer. no_answer: no HTTP answer (the connection failed, timed out, or the answer was too large). http_3xx, http_4xx, http_5xx: the receiver answered with a status of that class (redirects are not followed). address_refused: the URL is, or its name resolves to, an address deliveries may not reach (loopback, private, link-local and other non-public ranges); not retried.',
+      example: 'delivered',
+    }),
     createdAt: z.string().openapi({ example: '2025-01-15T10:30:00.000Z' }),
     lastAttemptAt: z.string().nullable(),
     finishedAt: z.string().nullable(),
