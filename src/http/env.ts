@@ -20,6 +20,8 @@ export interface AppEnv {
     creditsDeducted?: number;
     /** Set by a keyed route that records non-personal facts of the call in its audit row. */
     auditDetail?: AuditDetail;
+    /** Set on a public route that shows the operator more (deep health) when the caller presented ADMIN_TOKEN. */
+    operator?: boolean;
     /** Set by renderError: the code the request was answered with, for the refusal count. */
     errorCode?: ErrorCode;
   };
