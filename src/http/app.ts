@@ -25,6 +25,7 @@ import { registerGetMe } from './routes/account/get-me.ts';
 import { registerGetAudit, type AuditDeps } from './routes/account/get-audit.ts';
 import { registerGetUsage, type UsageDeps } from './routes/account/get-usage.ts';
 import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
+import { operatorCheck, type OperatorCheck } from './routes/admin/admin-token-support.ts';
 import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
 import { registerDashboard, type DashboardDeps } from './routes/dashboard/index.ts';
 import { declareResponseHeaders } from './openapi-headers.ts';
@@ -125,6 +126,66 @@ function serveDocument(app: App, generate: () => unknown): void {
   });
 }
 
+/** The operator's paths: the admin API and the ops routes, described to the operator only. */
+const operatorOnly = (path: string): boolean => /^\/(admin|ops)(\/|$)/.test(path);
+
+type RootDocument = { paths?: Record<string, unknown>; components?: Record<string, Record<string, unknown> | undefined> };
+
+/** The components `from` refers to, directly or through other components. */
+function referenced(from: unknown, components: RootDocument['components']): Set<string> {
+  const seen = new Set<string>();
+  const walk = (value: unknown): void => {
+    for (const [, ref] of JSON.stringify(value).matchAll(/"\$ref":"#\/components\/([^"]+)"/g)) {
+      if (ref === undefined || seen.has(ref)) continue;
+      seen.add(ref);
+      const [kind = '', name = ''] = ref.split('/');
+      walk(components?.[kind]?.[name]);
+    }
+  };
+  walk(from);
+  return seen;
+}
+
+/** `document` without the operator's paths, and without the components only those used. */
+function withoutOperatorPaths(document: RootDocument): RootDocument {
+  const paths = Object.fromEntries(Object.entries(document.paths ?? {}).filter(([path]) => !operatorOnly(path)));
+  const used = referenced(paths, document.components);
+  // Security schemes are named by the operations' `security` lists, not by $ref.
+  const schemes = new Set(
+    Object.values(paths).flatMap((item) =>
+      Object.values(item as Record<string, { security?: Record<string, unknown>[] }>).flatMap((op) =>
+        (op.security ?? []).flatMap((requirement) => Object.keys(requirement)),
+      ),
+    ),
+  );
+  const kept = (kind: string, name: string) => (kind === 'securitySchemes' ? schemes.has(name) : used.has(`${kind}/${name}`));
+  const components = Object.fromEntries(
+    Object.entries(document.components ?? {}).map(([kind, entries]) => [
+      kind,
+      Object.fromEntries(Object.entries(entries ?? {}).filter(([name]) => kept(kind, name))),
+    ]),
+  );
+  return { ...document, paths, components };
+}
+
+/**
+ * GET /openapi.json on the host root: the whole surface for tooling. The admin and ops
+ * paths map the operator's attack surface, so they are in the document an ADMIN_TOKEN
+ * bearer gets and not in the one anyone else gets. Both generated once, like the API's.
+ */
+function serveRootDocument(app: App, generate: () => unknown, isOperator: OperatorCheck): void {
+  let documents: { full: string; open: string } | undefined;
+  app.get('/openapi.json', async (c) => {
+    const operator = await isOperator(c);
+    if (!documents) {
+      const generated = generate();
+      documents = { full: JSON.stringify(generated), open: JSON.stringify(withoutOperatorPaths(generated as RootDocument)) };
+    }
+    const headers = { 'Content-Type': 'application/json', Vary: 'Authorization' };
+    return operator ? c.body(documents.full, 200, { ...headers, 'Cache-Control': 'no-store' }) : c.body(documents.open, 200, headers);
+  });
+}
+
 export function createApp(deps: AppDeps): App {
   const root: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
 
@@ -172,8 +233,11 @@ export function createApp(deps: AppDeps): App {
   });
   root.notFound((c) => renderError(c, new ApiError('ROUTE_NOT_FOUND')));
 
+  // Deep health and the root document show more to a caller presenting ADMIN_TOKEN.
+  const isOperator = operatorCheck(deps.admin.adminToken, deps.admin.attempts, (text) => deps.apiKeyGate.keyMode(text) !== undefined);
+
   const api: App = new OpenAPIHono<AppEnv>({ defaultHook: failValidation });
-  registerGetHealth(api, deps.health);
+  registerGetHealth(api, deps.health, { isOperator, limit: publicRateLimit(deps.publicRateLimit, 'health') });
   registerGetCourts(api, deps.publicRateLimit);
   registerGetCaseTypes(api, deps.publicRateLimit);
   registerGetCoverage(api, deps.coverage);
@@ -238,16 +302,19 @@ export function createApp(deps: AppDeps): App {
   root.use('/ops/temporal-codec/session', publicRateLimit(deps.publicRateLimit, 'login'));
   registerTemporalCodec(root, deps.temporalCodec);
   registerGetMetrics(root, deps.metrics);
-  // The whole surface (API, dashboard, admin) with full paths, for tooling; /docs shows the API.
-  serveDocument(root, () =>
-    declareResponseHeaders(
-      root.getOpenAPI31Document({
-        openapi: '3.1.0',
-        info: { title: 'Court Records Research API: API, dashboard and admin routes', version: deps.version },
-        servers: [{ url: '/' }],
-      }),
-      DOCUMENTED_LIMITS,
-    ),
+  // The whole surface (API, settings, and for the operator admin and ops) with full paths, for tooling; /docs shows the API.
+  serveRootDocument(
+    root,
+    () =>
+      declareResponseHeaders(
+        root.getOpenAPI31Document({
+          openapi: '3.1.0',
+          info: { title: 'Court Records Research API: API, dashboard and admin routes', version: deps.version },
+          servers: [{ url: '/' }],
+        }),
+        DOCUMENTED_LIMITS,
+      ),
+    isOperator,
   );
   registerDocs(root, { openApiUrl: `${deps.basePath}/openapi.json`, scalarBundle: deps.scalarBundle });
   return root;

@@ -24,6 +24,8 @@ export interface AppEnv {
     auditEntry?: (status: number) => AuditEntry;
     /** Set once the request's audit row is committed with its stored reply (idempotency middleware). */
     audited?: true;
+    /** Set on a public route that shows the operator more (deep health) when the caller presented ADMIN_TOKEN. */
+    operator?: boolean;
     /** Set by renderError: the code the request was answered with, for the refusal count. */
     errorCode?: ErrorCode;
   };

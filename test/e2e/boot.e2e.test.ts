@@ -37,7 +37,7 @@ describe('the service under Node on embedded defaults', () => {
     const seen: string[] = [];
     const deadline = Date.now() + 120_000;
     while (Date.now() < deadline) {
-      const res = await fetch(`${service.url}${API}/health?deep=1`);
+      const res = await fetch(`${service.url}${API}/health?deep=1`, { headers: { Authorization: `Bearer ${NODE_ADMIN_TOKEN}` } });
       body = (await res.json()) as DeepHealth;
       seen.push(`${String(res.status)} ${body.status}`);
       if (res.status === 200 && body.status === 'healthy') break;
@@ -169,7 +169,7 @@ describe('the service under Deno', () => {
     const plain = await fetch(`${service.url}${API}/health`);
     assert.equal(plain.status, 200);
     assert.equal(((await plain.json()) as { status: string }).status, 'ok');
-    const deep = await fetch(`${service.url}${API}/health?deep=1`);
+    const deep = await fetch(`${service.url}${API}/health?deep=1`, { headers: { Authorization: `Bearer ${DENO_ADMIN_TOKEN}` } });
     assert.equal(deep.status, 200);
     const body = (await deep.json()) as DeepHealth;
     for (const name of SPEC_CHECKS) assert.equal(body.checks[name]?.ok, true, `${name}: ${JSON.stringify(body.checks[name])}`);

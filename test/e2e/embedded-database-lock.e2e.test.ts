@@ -113,7 +113,9 @@ describe('one process at a time on the embedded database', () => {
         direct[i]!.join(' '),
       );
     });
-    const health = (await (await fetch(`${service.url}/api/v1/prod/health?deep=1`)).json()) as {
+    const health = (await (
+      await fetch(`${service.url}/api/v1/prod/health?deep=1`, { headers: { Authorization: `Bearer ${TOKEN}` } })
+    ).json()) as {
       checks: { documentDatabase: { ok: boolean } };
     };
     assert.equal(health.checks.documentDatabase.ok, true, JSON.stringify(health));

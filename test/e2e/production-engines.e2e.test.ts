@@ -105,7 +105,7 @@ describe('the service on PostgreSQL + pgvector, Redis and Meilisearch', { skip: 
 
   it('reports every production engine in the deep health check, all healthy', async () => {
     const body = await until('a healthy service (workers bundle their workflows first)', 180_000, async () => {
-      const res = await fetch(`${service.url}${API}/health?deep=1`);
+      const res = await fetch(`${service.url}${API}/health?deep=1`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
       const health = (await res.json()) as { status: string; checks: Record<string, { ok: boolean; backend: string }> };
       return health.status === 'healthy' ? health : undefined;
     });

@@ -14,6 +14,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { ADMIN_TOKEN_FILE } from '../../src/adapters/crypto/local-secret.ts';
 import { openTemporal } from '../../src/adapters/temporal/temporal-runtime.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { noInternet, type NoInternet } from '../support/no-internet.ts';
@@ -152,8 +153,10 @@ describe('quickstart: npm start with no internet, then court-records dev seed, t
 
   it('runs its workflow engine from ../shared/bin/temporal, named in the log and in deep health, and never tries the download', async () => {
     let check: { ok: boolean; backend: string; source?: string } | undefined;
+    // The checks are named to the operator: the local admin token the service wrote.
+    const operator = { Authorization: `Bearer ${readFileSync(ADMIN_TOKEN_FILE(service.dataDir), 'utf8').trim()}` };
     for (let i = 0; i < 120; i += 1) {
-      const body = (await (await fetch(`${service.url}/api/v1/prod/health?deep=1`)).json()) as {
+      const body = (await (await fetch(`${service.url}/api/v1/prod/health?deep=1`, { headers: operator })).json()) as {
         checks: { workflowEngine?: { ok: boolean; backend: string; source?: string }; workers?: { ok: boolean } };
       };
       check = body.checks.workflowEngine;

@@ -13,6 +13,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { ANALYSIS_FAILURES } from '../../src/domain/analysis-request/failure.ts';
 import { HttpRemoteDocuments } from '../../src/adapters/http/remote-document-fetcher.ts';
 import { LocalExtractiveAnalyser } from '../../src/adapters/llm/local-extractive-analyser.ts';
 import { pdfText } from '../../src/adapters/pdf/pdf-text.ts';
@@ -513,6 +514,15 @@ for (const factory of databases)
         const latest = (read.body.meta as Json).latestRun as Json;
         assert.equal(latest.status, 'failed');
         assert.equal((read.body.data as Json).hasAnalysis, false);
+        // The customer is told a documented code and its message; the analyser's own words stay with the operator.
+        assert.deepEqual([latest.failureCode, latest.failure], ['ANALYSIS_FAILED', ANALYSIS_FAILURES.ANALYSIS_FAILED]);
+        assert.doesNotMatch(JSON.stringify(read.body), /analyser broke/);
+        const row = await database.db
+          .selectFrom('analysisRuns')
+          .select('failure')
+          .where('runId', '=', 'analysis-sc-inabs-78-1')
+          .executeTakeFirstOrThrow();
+        assert.match(row.failure ?? '', /the analyser broke \(test\)/);
       } finally {
         failNext = false;
       }

@@ -5,7 +5,7 @@
  * `*_FILE` settings point) and must load through the real src/config.ts, the API instances
  * and the worker agreeing on what both read; the API trusts the proxy and only it; grace
  * periods outlast the drains; every service restarts and checks its health; no password is
- * in the file. The proxy's config (deploy/haproxy.cfg) is run with the distribution's
+ * in the file; only the proxy is published beyond loopback (the Temporal Web UI has no login). The proxy's config (deploy/haproxy.cfg) is run with the distribution's
  * haproxy in front of two loopback servers, and the meili-key job's script against the real
  * Meilisearch, whose scoped key must then open, shadow and swap the service's index.
  */
@@ -44,6 +44,7 @@ interface Service {
   readonly networks?: readonly string[] | Record<string, { ipv4_address?: string } | null>;
   readonly depends_on?: Record<string, { condition?: string }>;
   readonly healthcheck?: { test?: unknown };
+  readonly ports?: readonly (string | number | { target: number; published?: string | number; host_ip?: string })[];
 }
 interface Compose {
   readonly services: Record<string, Service>;
@@ -261,6 +262,26 @@ describe('docker-compose.yml: each container of our image loads its configuratio
     assert.ok(live && testMode && live !== testMode, `live PDFs on ${String(live)}, test mode's on ${String(testMode)}`);
     // The worker makes live documents; test mode's workers run in the API instances only.
     assert.equal(namedAt('worker', localDocumentsDir(DATA_DIR)), live);
+  });
+
+  it('publishes only the proxy on every interface; the Temporal Web UI (no login of its own) and the ops port on loopback only', () => {
+    /** Each published port as [host address, host port, container port]; compose's short form without an address binds every interface. */
+    const published = (service: Service): [string, string, string][] =>
+      (service.ports ?? []).map((port) => {
+        if (typeof port === 'object') return [port.host_ip ?? '0.0.0.0', String(port.published ?? port.target), String(port.target)];
+        const parts = String(port).split(':');
+        return parts.length === 3 ? [parts[0]!, parts[1]!, parts[2]!] : ['0.0.0.0', parts[0]!, parts.at(-1)!];
+      });
+    const everywhere = Object.entries(COMPOSE.services).flatMap(([name, service]) =>
+      published(service)
+        .filter(([address]) => address !== '127.0.0.1')
+        .map(([, host]) => `${name}:${host}`),
+    );
+    assert.deepEqual(everywhere.sort(), ['proxy:443', 'proxy:80']);
+    assert.deepEqual(published(COMPOSE.services['temporal-ui']!), [['127.0.0.1', '8080', '8080']]);
+    // Neither the workflow engine's frontend nor any store is reachable from the host at all.
+    for (const name of ['temporal', 'postgres', 'redis', 'clickhouse', 'meilisearch'])
+      assert.deepEqual(published(COMPOSE.services[name]!), [], name);
   });
 
   it('trusts the proxy, and only it, to name the client', () => {

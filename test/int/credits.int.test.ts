@@ -266,7 +266,7 @@ for (const factory of databases) {
       await assertRowEqualsFold(account);
     });
 
-    it('a hold outlives its lot; the released rest expires at once, and a refund of expired credits lands in a lot that never expires', async () => {
+    it('a hold outlives its lot; the released rest expires at once, and so does a refund of credits from a lapsed lot', async () => {
       const account = `org_hold_${factory.name}`;
       const T = new Date('2027-04-30T00:00:00.000Z');
       now = new Date('2027-04-29T00:00:00Z');
@@ -282,17 +282,25 @@ for (const factory of databases) {
         value: { balance: 90, reserved: 0, charged: 30, released: 90 },
       });
       assert.deepEqual(await expiredAmounts(account), [10]);
+      // The 30 charged came from the lapsed lot: refunded into it, they expire in the same append.
       assert.deepEqual(await credits.reverse(account, held.value.reservationId, 'job failed'), {
         ok: true,
-        value: { balance: 120, reserved: 0, reversed: 30 },
+        value: { balance: 90, reserved: 0, reversed: 30 },
       });
-      const refundLot = await database.db
+      assert.deepEqual(await expiredAmounts(account), [10, 30]);
+      const lots = await database.db
         .selectFrom('creditLots')
-        .select(['remaining', 'expiresAt'])
+        .select(['grantId', 'remaining', 'expiresAt'])
         .where('accountId', '=', account)
-        .where('grantId', '=', `refund:${held.value.reservationId}`)
-        .executeTakeFirstOrThrow();
-      assert.deepEqual(refundLot, { remaining: 30, expiresAt: null });
+        .orderBy('remaining')
+        .execute();
+      assert.deepEqual(
+        lots.map((l) => [l.remaining, l.expiresAt?.toISOString() ?? null]),
+        [
+          [0, T.toISOString()],
+          [90, null],
+        ],
+      );
       await assertRowEqualsFold(account);
     });
 

@@ -234,10 +234,16 @@ for (const factory of databases) {
       clock.set(new Date('2026-11-28T10:00:00.000Z'));
       ok(await credits.grant(account, { amount: 100, source: 'purchase', expiresAt: expiry.toISOString() }));
       ok(await credits.grant(account, { amount: 50, source: 'grant' }));
-      ok(await credits.chargeNow(account, 30, 'req-expiring'));
+      const charged = ok(await credits.chargeNow(account, 30, 'req-expiring'));
       await audit('req-expiring', { userId: 'usr_exp', organizationId: account }, 200, 30);
       clock.set(new Date(expiry.getTime() + 1_000));
       assert.deepEqual(await credits.expireDue(account), { balance: 50, reserved: 0, expired: 70 });
+      // Refunded after its lot lapsed: the 30 go back to that lot and expire with it, folded the same way by reconcile.
+      assert.ok(charged.ok);
+      assert.deepEqual(await credits.reverse(account, charged.value.chargeId, 'job failed'), {
+        ok: true,
+        value: { balance: 50, reserved: 0, reversed: 30 },
+      });
       await projector.catchUp();
       const report = await run({ accountId: account });
       assert.deepEqual(report.differences, []);

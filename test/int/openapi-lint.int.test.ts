@@ -1,6 +1,7 @@
 /**
  * The OpenAPI documents the service serves (the API's, and the whole surface's with the
- * dashboard, admin and ops routes mounted) pass Redocly CLI's recommended rules
+ * dashboard, admin and ops routes mounted: with the admin and ops paths for a caller
+ * presenting ADMIN_TOKEN, without them for anyone else) pass Redocly CLI's recommended rules
  * (redocly.yaml) with no error and no warning, every operation has an operationId,
  * unique across the surface (the SDK's method names), and the headers clients read (request
  * id, rate limit, credits, Retry-After) are declared where the service sends them.
@@ -43,7 +44,8 @@ describe('OpenAPI documents', () => {
   let database: TestDatabase;
   let dir: string;
   let app: ReturnType<typeof buildTestApp>['app'];
-  const served: Record<'api' | 'root', Document> = { api: { paths: {} }, root: { paths: {} } };
+  const served: Record<'api' | 'root' | 'open', Document> = { api: { paths: {} }, root: { paths: {} }, open: { paths: {} } };
+  const ADMIN_TOKEN = 'openapi-lint-admin-token-0123456789';
 
   before(async () => {
     const pglite = databases.find((d) => d.name === 'pglite');
@@ -51,15 +53,17 @@ describe('OpenAPI documents', () => {
     database = await pglite.open();
     ({ app } = buildTestApp({
       db: database.db,
-      adminToken: 'openapi-lint-admin-token-0123456789',
+      adminToken: ADMIN_TOKEN,
       codec: createPayloadCodec(parseCodecKeyring(`k1:${Buffer.alloc(32, 7).toString('base64')}`)),
     }));
     dir = mkdtempSync(join(tmpdir(), 'openapi-lint-'));
-    for (const [name, path] of [
-      ['api', '/api/v1/prod/openapi.json'],
-      ['root', '/openapi.json'],
+    const operator = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+    for (const [name, path, headers] of [
+      ['api', '/api/v1/prod/openapi.json', {}],
+      ['root', '/openapi.json', operator],
+      ['open', '/openapi.json', {}],
     ] as const) {
-      const res = await app.request(path);
+      const res = await app.request(path, { headers });
       assert.equal(res.status, 200);
       const text = await res.text();
       writeFileSync(join(dir, `${name}.json`), text);
@@ -71,11 +75,29 @@ describe('OpenAPI documents', () => {
     await database.close();
   });
 
-  it('mounts the admin and ops routes in the whole surface’s document', () => {
+  it('mounts the admin and ops routes in the whole surface’s document the operator gets', () => {
     const paths = Object.keys(served.root.paths);
     assert.ok(paths.some((p) => p.startsWith('/admin/')));
     assert.ok(paths.some((p) => p.startsWith('/ops/temporal-codec')));
     assert.ok(paths.some((p) => p.startsWith('/api/settings/')));
+  });
+
+  it('leaves the admin and ops routes out of the document anyone else gets, and refuses a wrong token', async () => {
+    const paths = Object.keys(served.open.paths);
+    assert.deepEqual(
+      paths.filter((p) => /^\/(admin|ops)\b/.test(p)),
+      [],
+    );
+    assert.ok(paths.some((p) => p.startsWith('/api/settings/')));
+    assert.deepEqual(
+      Object.keys(served.root.paths).filter((p) => !paths.includes(p) && !/^\/(admin|ops)\//.test(p)),
+      [],
+      'only operator paths are left out',
+    );
+    assert.equal(JSON.stringify(served.open).includes('AdminToken'), false);
+    const wrong = await app.request('/openapi.json', { headers: { Authorization: `Bearer ${'x'.repeat(ADMIN_TOKEN.length)}` } });
+    assert.equal(wrong.status, 401);
+    assert.equal(((await wrong.json()) as { code: string }).code, 'ADMIN_UNAUTHORIZED');
   });
 
   it('gives every operation an operationId, unique across the surface', () => {
@@ -133,6 +155,7 @@ describe('OpenAPI documents', () => {
         'summary',
         join(dir, 'api.json'),
         join(dir, 'root.json'),
+        join(dir, 'open.json'),
       ],
       { encoding: 'utf8', timeout: 120_000, env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' } },
     );

@@ -1,6 +1,7 @@
 /**
  * The public endpoints through the real app over real databases: /health (plain and deep,
- * with real probes against a live and a closed PGlite), /reference/* (ETag, 304, per-IP
+ * with real probes against a live and a closed PGlite; the deep detail for the admin token
+ * only, the status alone under a per-address limit for anyone else), /reference/* (ETag, 304, per-IP
  * limit) and /coverage (figures from ingested real records, stale and unavailable paths).
  */
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { scIk50Source } from '../../src/corpus/sources/sc-ik50.ts';
 import { migrate } from '../../src/db/migrate.ts';
 import { openPglite } from '../../src/db/open.ts';
 import type { DependencyProbe } from '../../src/ports/health.ts';
-import { BASE, buildTestApp, SettableClock } from '../support/app.ts';
+import { BASE, buildTestApp, KEY_PREFIXES, SettableClock } from '../support/app.ts';
 import { corpusDir } from '../support/corpus.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 
@@ -46,9 +47,12 @@ describe('public endpoints', () => {
       assert.equal('data' in body, false);
     });
 
-    it('checks all five dependencies with ?deep=1', async () => {
-      const { app } = buildTestApp({ db: live.db });
-      const res = await app.request(`${BASE}/health?deep=1`);
+    const ADMIN_TOKEN = 'public-endpoints-admin-token-0123456789';
+    const operator = { Authorization: `Bearer ${ADMIN_TOKEN}` };
+
+    it('checks all five dependencies with ?deep=1, naming them, the version and commit to the operator only', async () => {
+      const { app } = buildTestApp({ db: live.db, adminToken: ADMIN_TOKEN });
+      const res = await app.request(`${BASE}/health?deep=1`, { headers: operator });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { status: string; version: string; commit: string; checks: Record<string, { ok: boolean }> };
       assert.equal(body.status, 'healthy');
@@ -56,12 +60,44 @@ describe('public endpoints', () => {
       assert.equal(body.commit, 'test');
       assert.deepEqual(Object.keys(body.checks).sort(), ['cache', 'documentDatabase', 'identityService', 'searchIndex', 'vectorIndex']);
       assert.ok(Object.values(body.checks).every((c) => c.ok));
+      // Anyone else, an API key sent as a bearer included, learns the status and nothing else.
+      for (const headers of [{}, { Authorization: `Bearer ${KEY_PREFIXES[0]}-${'a'.repeat(32)}-abcd` }] as Record<string, string>[]) {
+        const anonymous = await app.request(`${BASE}/health?deep=1`, { headers });
+        assert.equal(anonymous.status, 200);
+        assert.deepEqual(await anonymous.json(), { status: 'healthy' });
+      }
+    });
+
+    it('gives a service without an admin token the status alone, and refuses a wrong token with 401', async () => {
+      const { app } = buildTestApp({ db: live.db });
+      assert.deepEqual(await (await app.request(`${BASE}/health?deep=1`, { headers: operator })).json(), { status: 'healthy' });
+      const guarded = buildTestApp({ db: live.db, adminToken: ADMIN_TOKEN }).app;
+      const wrong = await guarded.request(`${BASE}/health?deep=1`, {
+        headers: { Authorization: `Bearer ${'x'.repeat(ADMIN_TOKEN.length)}` },
+      });
+      assert.equal(wrong.status, 401);
+      assert.equal(((await wrong.json()) as { code: string }).code, 'ADMIN_UNAUTHORIZED');
+    });
+
+    it('limits deep checks without the admin token per address; the plain form and the operator are not limited', async () => {
+      const { app } = buildTestApp({ db: live.db, perMinute: 2, adminToken: ADMIN_TOKEN });
+      const deep = (ip: string, headers: Record<string, string> = {}) =>
+        app.request(`${BASE}/health?deep=1`, { headers: { 'x-test-client': ip, ...headers } });
+      assert.equal((await deep('10.3.3.3')).status, 200);
+      const last = await deep('10.3.3.3');
+      assert.equal(last.headers.get('ratelimit-remaining'), '0');
+      const refused = await deep('10.3.3.3');
+      assert.equal(refused.status, 429);
+      assert.ok(Number(refused.headers.get('retry-after')) >= 1);
+      assert.equal((await deep('10.3.3.3', operator)).status, 200);
+      assert.equal((await app.request(`${BASE}/health`, { headers: { 'x-test-client': '10.3.3.3' } })).status, 200);
+      assert.equal((await deep('10.4.4.4')).status, 200);
     });
 
     for (const hard of ['documentDatabase', 'searchIndex']) {
       it(`is unhealthy with 503 when the ${hard} is down`, async () => {
-        const { app } = buildTestApp({ db: live.db, probes: swap([hard]) });
-        const res = await app.request(`${BASE}/health?deep=1`);
+        const { app } = buildTestApp({ db: live.db, probes: swap([hard]), adminToken: ADMIN_TOKEN });
+        const res = await app.request(`${BASE}/health?deep=1`, { headers: operator });
         assert.equal(res.status, 503);
         const body = (await res.json()) as { status: string; checks: Record<string, { ok: boolean; error?: string }> };
         assert.equal(body.status, 'unhealthy');
@@ -69,12 +105,15 @@ describe('public endpoints', () => {
         assert.ok(check);
         assert.equal(check.ok, false);
         assert.equal(check.error, 'unavailable');
+        const anonymous = await app.request(`${BASE}/health?deep=1`);
+        assert.equal(anonymous.status, 503);
+        assert.deepEqual(await anonymous.json(), { status: 'unhealthy' });
       });
     }
 
     it('stays 200 when only soft dependencies are down', async () => {
-      const { app } = buildTestApp({ db: live.db, probes: swap(['vectorIndex', 'identityService']) });
-      const res = await app.request(`${BASE}/health?deep=1`);
+      const { app } = buildTestApp({ db: live.db, probes: swap(['vectorIndex', 'identityService']), adminToken: ADMIN_TOKEN });
+      const res = await app.request(`${BASE}/health?deep=1`, { headers: operator });
       assert.equal(res.status, 200);
       const body = (await res.json()) as { status: string; checks: Record<string, { ok: boolean }> };
       assert.equal(body.status, 'degraded');

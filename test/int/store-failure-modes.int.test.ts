@@ -18,6 +18,8 @@ import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { RateLimiter } from '../../src/ports/rate-limiter.ts';
 import { keyedUser } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, type TestApp } from '../support/app.ts';
+
+const ADMIN_TOKEN = 'store-failures-admin-token-0123456789';
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 
@@ -44,7 +46,7 @@ describe('with the shared stores down', () => {
 
   before(async () => {
     database = await databases[0]!.open();
-    t = buildTestApp({ db: database.db, clock: systemClock, limiter, distinctKeys, cache });
+    t = buildTestApp({ db: database.db, clock: systemClock, limiter, distinctKeys, cache, adminToken: ADMIN_TOKEN });
     await t.application.invalidator.poll();
     await ingestCorpus({ db: database.db, corpusDir, now: () => new Date(), sources: [scInAbsSource] });
     await storeJudgmentDocuments({ db: database.db, storage: t.documents, now: () => new Date() });
@@ -100,9 +102,13 @@ describe('with the shared stores down', () => {
 
   it('the cache is soft: coverage is computed from the case store, deep health reports the cache and stays 200', async () => {
     assert.equal((await t.app.request(`${BASE}/coverage`)).status, 200);
-    const health = await t.app.request(`${BASE}/health?deep=1`);
+    // The operator's deep check: only it names the checks.
+    const health = await t.app.request(`${BASE}/health?deep=1`, { headers: { Authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.equal(health.status, 200);
     const body = (await health.json()) as { status: string; checks: { cache: { ok: boolean } } };
     assert.deepEqual([body.status, body.checks.cache.ok], ['degraded', false]);
+    // Anyone else's deep check is limited per address; with the limiter down it is served, the status alone.
+    const anonymous = await t.app.request(`${BASE}/health?deep=1`);
+    assert.deepEqual([anonymous.status, await anonymous.json()], [200, { status: 'degraded' }]);
   });
 });

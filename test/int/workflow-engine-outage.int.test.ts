@@ -26,6 +26,10 @@ import type { OpenedDatabase } from '../../src/db/open.ts';
 import type { DependencyProbe } from '../../src/ports/health.ts';
 import { enterpriseUser } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
+
+/** The deep health check names its checks to the operator only. */
+const ADMIN_TOKEN = 'engine-outage-admin-token-0123456789';
+const operatorHeaders = { Authorization: `Bearer ${ADMIN_TOKEN}` };
 import { corpusDir } from '../support/corpus.ts';
 import { databases } from '../support/databases.ts';
 import { startEcourtsPortalServer, type EcourtsPortalServer } from '../support/ecourts-portal-server.ts';
@@ -146,6 +150,7 @@ for (const factory of databases)
         timelineWorkflows: temporal.timelineWorkflows,
         livePortal: true,
         probes: (real) => [...real, ...engineProbes(temporal)],
+        adminToken: ADMIN_TOKEN,
       });
       const user = await t.application.accounts.registerUser(
         enterpriseUser('outage@engine.example', {
@@ -188,11 +193,11 @@ for (const factory of databases)
 
       assert.ok(killDevServer(temporal.runtime.address) > 0, 'the dev server was found and killed');
       const killedAt = Date.now();
-      const deep = await t.app.request(`${BASE}/health?deep=1`);
+      const deep = await t.app.request(`${BASE}/health?deep=1`, { headers: operatorHeaders });
       const health = (await deep.json()) as { status: string; checks: Record<string, { ok: boolean; hard: boolean }> };
       await until('the supervisor to restart the engine', async () => (restarts.length > 0 ? true : undefined), 60_000);
       await until('the engine to answer again', async () => {
-        const res = await t.app.request(`${BASE}/health?deep=1`);
+        const res = await t.app.request(`${BASE}/health?deep=1`, { headers: operatorHeaders });
         const body = (await res.json()) as { checks: Record<string, { ok: boolean }> };
         return body.checks.workflowEngine?.ok ? true : undefined;
       });

@@ -8,7 +8,8 @@
  * first and never from a lot past its expiry; after any command no lot past its expiry
  * holds credits; an expiry takes exactly a lot's remainder, so nothing expires twice; no
  * charge id is charged twice; a reservation is never captured beyond its amount; a charge
- * is reversed at most once and for its own amount; a refused command records nothing; and
+ * is reversed at most once and for its own amount; a refund never lengthens a credit's
+ * life (every lot is a grant and keeps its expiry); a refused command records nothing; and
  * deciding on the slice the credits service loads gives the same decision as deciding on
  * the whole fold.
  */
@@ -250,6 +251,25 @@ describe('credit ledger decider properties', () => {
         const expiredCredits = events.filter((e) => e.type === 'CreditsExpired').reduce((n, e) => n + e.data.amount, 0);
         const granted = events.filter((e) => e.type === 'CreditsGranted').reduce((n, e) => n + e.data.amount, 0);
         assert.ok(expiredCredits <= granted, 'more expired than was ever granted');
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
+  it('never lengthens the life of a credit: every lot is a grant and keeps its expiry, refunds included', () => {
+    fc.assert(
+      fc.property(sequences, clockSteps, (commands, steps) => {
+        const { events, state } = play(commands, steps);
+        const grants = new Map<string, string | null>();
+        for (const e of events) if (e.type === 'CreditsGranted') grants.set(e.data.grantId, e.data.expiresAt);
+        for (const e of events) {
+          if (e.type === 'CreditsGranted' || e.type === 'CreditsExpired' || !e.data.lots) continue;
+          for (const d of e.data.lots) assert.equal(d.expiresAt, grants.get(d.grantId), `${e.type} moved ${d.grantId} with another expiry`);
+        }
+        for (const [grantId, lot] of Object.entries(state.lots)) {
+          assert.ok(grants.has(grantId), `lot ${grantId} was never granted`);
+          assert.equal(lot.expiresAt, grants.get(grantId), `lot ${grantId} changed its expiry`);
+        }
       }),
       { numRuns: RUNS },
     );

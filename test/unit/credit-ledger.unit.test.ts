@@ -289,7 +289,7 @@ describe('credit ledger expiry', () => {
     assert.equal(early.thenState().available, 110);
   });
 
-  it('refunds a reversal to its own lots while they live, else to a never-expiring refund lot', () => {
+  it('refunds a reversal to the lots it was drawn from with their expiry: a lapsed lot expires again at once, never made permanent', () => {
     const charged: LedgerEvent = {
       type: 'CreditsCharged',
       data: {
@@ -310,34 +310,48 @@ describe('credit ledger expiry', () => {
       reason: 'job failed',
       at: when,
     });
-    const early = ledger.given(history).when(reverse(before)).thenEvents();
-    assert.deepEqual(early.at(-1)?.type === 'ChargeReversed' && early.at(-1)?.data, {
-      accountId: acc,
-      chargeId: 'c1',
-      amount: 50,
-      reason: 'job failed',
-      at: before,
-      lots: [lot('soon', 30, T), lot('never', 20)],
+    const refunded = (when: string): LedgerEvent => ({
+      type: 'ChargeReversed',
+      data: { accountId: acc, chargeId: 'c1', amount: 50, reason: 'job failed', at: when, lots: [lot('soon', 30, T), lot('never', 20)] },
     });
+    // Refunded before T: both parts back in their own lots, the expiring part still expiring at T.
+    ledger
+      .given(history)
+      .when(reverse(before))
+      .then([refunded(before)]);
+    const early = ledger.given(history).when(reverse(before)).thenState();
+    assert.deepEqual(early.lots['soon'], { remaining: 30, expiresAt: T });
+    ledger
+      .given([...history, refunded(before)])
+      .when({ type: 'ExpireCredits', accountId: acc, at: after })
+      .then([expired('soon', 30, after)]);
+    // Refunded after T: the part from the lapsed lot lands in it and expires in the same decision.
     ledger
       .given(history)
       .when(reverse(after))
-      .then([
-        {
-          type: 'ChargeReversed',
-          data: {
-            accountId: acc,
-            chargeId: 'c1',
-            amount: 50,
-            reason: 'job failed',
-            at: after,
-            lots: [lot('never', 20), lot('refund:c1', 30)],
-          },
-        },
-      ]);
-    const state = ledger.given(history).when(reverse(after)).thenState();
-    assert.equal(state.available, 130);
-    assert.deepEqual(state.lots['refund:c1'], { remaining: 30, expiresAt: null });
+      .then([refunded(after), expired('soon', 30, after)]);
+    const late = ledger.given(history).when(reverse(after)).thenState();
+    assert.equal(late.available, 100);
+    assert.deepEqual(Object.keys(late.lots).sort(), ['never', 'soon']);
+    assert.deepEqual(late.lots['soon'], { remaining: 0, expiresAt: T });
+  });
+
+  it('folds a refund recorded without lots back into the lots charged, so the next command expires a lapsed part', () => {
+    const history: LedgerEvent[] = [
+      grant('soon', 30, T),
+      grant('never', 100, null),
+      {
+        type: 'CreditsCharged',
+        data: { accountId: acc, chargeId: 'c1', reservationId: null, amount: 50, requestRef: 'c1', at: before },
+      },
+      { type: 'ChargeReversed', data: { accountId: acc, chargeId: 'c1', amount: 50, reason: 'job failed', at: after } },
+    ];
+    const state = given(...history);
+    assert.deepEqual(state.lots['soon'], { remaining: 30, expiresAt: T });
+    ledger
+      .given(history)
+      .when({ type: 'ExpireCredits', accountId: acc, at: after })
+      .then([expired('soon', 30, after)]);
   });
 
   it('refuses a grant that expires at or before its own time, or at no parseable time', () => {

@@ -587,6 +587,11 @@ export interface components {
                 };
             };
         };
+        /** @description The deep form without the admin token: the status alone. */
+        HealthDeepStatus: {
+            /** @enum {string} */
+            status: "healthy" | "degraded" | "unhealthy";
+        };
         CodedError: {
             /** @enum {boolean} */
             success: false;
@@ -1218,8 +1223,13 @@ export interface components {
                     runId: string;
                     /** @enum {string} */
                     status: "running" | "stored" | "failed";
-                    /** @description Why a failed run failed; its charge was given back. */
+                    /** @description Why a failed run failed, in words (the message of failureCode); its charge was given back. */
                     failure: string | null;
+                    /**
+                     * @description Why a failed run failed; null unless status is failed. ANALYSIS_FAILED: The analysis could not be completed. Its charge was given back; you may request it again. ANALYSIS_TIMED_OUT: The analysis did not finish within its time limit. Its charge was given back; you may request it again. WORKFLOW_ENGINE_UNAVAILABLE: The service that runs analyses was unavailable, so the run did not complete. Its charge was given back; retry later. CONCURRENT_RUN: Another consolidated analysis of the same case number was already running; this request waited for it instead. Its hold was given back. CASE_RESTRICTED: A document the analysis covers was restricted as it completed, so the analysis is withheld. Its charge was given back.
+                     * @enum {string|null}
+                     */
+                    failureCode: "ANALYSIS_FAILED" | "ANALYSIS_TIMED_OUT" | "WORKFLOW_ENGINE_UNAVAILABLE" | "CONCURRENT_RUN" | "CASE_RESTRICTED" | null;
                 } | null;
                 /** @description Present when hasAnalysis is false: how to get one. */
                 note?: string;
@@ -1967,7 +1977,7 @@ export interface operations {
     getHealth: {
         parameters: {
             query?: {
-                /** @description 1 probes the dependencies. */
+                /** @description 1 probes the dependencies. With ADMIN_TOKEN as a bearer token the answer names each check, version and commit; without it, the status alone, limited per address (PUBLIC_RATE_LIMIT_PER_MINUTE). */
                 deep?: "0" | "1" | "true" | "false";
             };
             header?: never;
@@ -1983,11 +1993,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthPlain"] | components["schemas"]["HealthDeep"];
+                    "application/json": components["schemas"]["HealthPlain"] | components["schemas"]["HealthDeep"] | components["schemas"]["HealthDeepStatus"];
                 };
             };
             /** @description VALIDATION_ERROR: Validation failed. */
             400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ADMIN_UNAUTHORIZED: The admin API needs Authorization: Bearer with the operator token. */
+            401: {
                 headers: {
                     "X-Request-Id": components["headers"]["X-Request-Id"];
                     [name: string]: unknown;
@@ -2016,6 +2036,17 @@ export interface operations {
                     "application/json": components["schemas"]["CodedError"];
                 };
             };
+            /** @description RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header). */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"];
+                };
+            };
             /** @description INTERNAL_ERROR: An internal error occurred. */
             500: {
                 headers: {
@@ -2034,7 +2065,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["HealthDeep"];
+                    "application/json": components["schemas"]["HealthDeep"] | components["schemas"]["HealthDeepStatus"];
                 };
             };
         };

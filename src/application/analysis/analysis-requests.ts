@@ -17,6 +17,7 @@ import type { Tier } from '../../domain/access/tiers.ts';
 import { isAnalysable } from '../../domain/analysis/paragraphs.ts';
 import { documentUrl, hostAllowed } from '../../domain/analysis-request/remote-fetch-policy.ts';
 import type { AnalysisSubject, RunStatus } from '../../domain/analysis-request/analysis-request.ts';
+import { customerFailure, failureReason, type AnalysisFailureCode } from '../../domain/analysis-request/failure.ts';
 import { finalPrice, PRICES } from '../../domain/credits/prices.ts';
 import type { AnalysisWorkflows, ConsolidatedStart, RunEnded, WorkflowCaller } from '../../ports/analysis-workflows.ts';
 import { judgmentKey, type DocumentStorage } from '../../ports/document-storage.ts';
@@ -107,8 +108,14 @@ export class AnalysisRequests {
     return restricted ? null : { ...row, caseIds };
   }
 
-  /** The caller's latest run on a case, for GET /cases/:id/analysis to report progress or failure. */
-  async latestRun(caseId: string, accountId: string): Promise<{ runId: string; status: RunStatus; failure: string | null } | null> {
+  /**
+   * The caller's latest run on a case, for GET /cases/:id/analysis to report progress or
+   * failure: a failure as its documented code and message, never the recorded reason.
+   */
+  async latestRun(
+    caseId: string,
+    accountId: string,
+  ): Promise<{ runId: string; status: RunStatus; failure: { code: AnalysisFailureCode; message: string } | null } | null> {
     const row = await this.deps.db
       .selectFrom('analysisRuns')
       .select(['runId', 'status', 'failure'])
@@ -118,7 +125,8 @@ export class AnalysisRequests {
       .orderBy('admittedAt', 'desc')
       .limit(1)
       .executeTakeFirst();
-    return row ? { ...row, status: row.status as RunStatus } : null;
+    if (!row) return null;
+    return { runId: row.runId, status: row.status as RunStatus, failure: row.failure === null ? null : customerFailure(row.failure) };
   }
 
   async sourcePlan(view: CaseView): Promise<SourcePlan> {
@@ -228,11 +236,14 @@ export class AnalysisRequests {
       });
     } catch (error) {
       this.deps.onStartFailure(runId, error);
-      return this.#ended(runId, await this.deps.runs.fail(runId, 'the workflow engine could not start the run'));
+      return this.#ended(
+        runId,
+        await this.deps.runs.fail(runId, failureReason('WORKFLOW_ENGINE_UNAVAILABLE', 'the workflow engine could not start the run')),
+      );
     }
     if (!start.started) {
       // Someone else's run of this case number is in progress: ours gives its reservation back and waits for theirs.
-      await this.deps.runs.fail(runId, 'another consolidated run of this case number was in progress');
+      await this.deps.runs.fail(runId, failureReason('CONCURRENT_RUN', 'another consolidated run of this case number was in progress'));
       let theirs: RunEnded;
       try {
         theirs = await start.wait();
@@ -242,17 +253,20 @@ export class AnalysisRequests {
       }
       if (theirs.status === 'failed') return { outcome: 'failed', reason: theirs.reason };
       const hit = await cacheHit();
-      return hit ?? { outcome: 'failed', reason: 'the concurrent run stored nothing' };
+      return hit ?? { outcome: 'failed', reason: failureReason('ANALYSIS_FAILED', 'the concurrent run stored nothing') };
     }
     await this.deps.runs.markStarted(runId);
-    let reason = 'the run ended without a stored analysis';
+    let reason = failureReason('ANALYSIS_FAILED', 'the run ended without a stored analysis');
     try {
       const ended: RunEnded = await start.result();
       if (ended.status === 'failed') reason = ended.reason;
     } catch (error) {
       // The engine went away while the caller waited: the run is failed and refunded, unless it stored first.
       this.deps.onStartFailure(runId, error);
-      return this.#ended(runId, await this.deps.runs.fail(runId, 'the workflow engine became unreachable'));
+      return this.#ended(
+        runId,
+        await this.deps.runs.fail(runId, failureReason('WORKFLOW_ENGINE_UNAVAILABLE', 'the workflow engine became unreachable')),
+      );
     }
     // The run's row, not the workflow's answer, says what the caller paid for: a run can store just before its deadline fails it.
     const final = await this.deps.runs.fail(runId, reason);
@@ -271,7 +285,7 @@ export class AnalysisRequests {
     const stored = await this.storedConsolidated(run.caseNumberNormalised);
     if (stored) return { outcome: 'stored', stored, charged: finalPrice({ endpoint: 'analyzeConsolidated', cacheHit: false }) };
     await this.deps.runs.refundWithheld(runId);
-    return { outcome: 'failed', reason: 'a document the analysis covers was restricted as it completed' };
+    return { outcome: 'failed', reason: failureReason('CASE_RESTRICTED', 'a document the analysis covers was restricted as it completed') };
   }
 
   async #cacheHit(stored: StoredAnalysis, accountId: string, requestId: string, price: number): Promise<CacheHit> {
@@ -292,7 +306,12 @@ export class AnalysisRequests {
     } catch (error) {
       this.deps.onStartFailure(runId, error);
       // An ambiguous start may have run and stored already: then the caller did get what they paid for.
-      return (await this.deps.runs.fail(runId, 'the workflow engine could not start the run')) === 'stored' ? 'started' : 'refunded';
+      return (await this.deps.runs.fail(
+        runId,
+        failureReason('WORKFLOW_ENGINE_UNAVAILABLE', 'the workflow engine could not start the run'),
+      )) === 'stored'
+        ? 'started'
+        : 'refunded';
     }
     await this.deps.runs.markStarted(runId);
     return 'started';

@@ -20,6 +20,7 @@
  * Failing is safe against a late result: a run that stored first keeps its result and
  * charge, and a result arriving after the refund is not kept.
  */
+import { failureReason } from '../../domain/analysis-request/failure.ts';
 import { WorkflowEngineUnavailableError, type AnalysisWorkflows } from '../../ports/analysis-workflows.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { AnalysisRuns, RunRow } from './analysis-runs.ts';
@@ -63,9 +64,10 @@ export class AnalysisRunDispatcher {
   }
 
   async #unstarted(run: RunRow, now: number): Promise<'started' | 'failed' | 'waiting'> {
-    if (run.kind === 'consolidated') return this.#fail(run, 'the service stopped before the consolidated run started');
+    if (run.kind === 'consolidated')
+      return this.#fail(run, failureReason('WORKFLOW_ENGINE_UNAVAILABLE', 'the service stopped before the consolidated run started'));
     if (now - run.admittedAt.getTime() > this.deps.startBoundMs) {
-      return this.#fail(run, 'the workflow engine could not start the run in time');
+      return this.#fail(run, failureReason('WORKFLOW_ENGINE_UNAVAILABLE', 'the workflow engine could not start the run in time'));
     }
     try {
       // The run does not keep the request that admitted it: a recovered start logs without one.
@@ -81,9 +83,12 @@ export class AnalysisRunDispatcher {
   async #watch(run: RunRow, now: number): Promise<'failed' | 'waiting'> {
     const age = now - run.admittedAt.getTime();
     if (run.kind === 'consolidated') {
-      return age > this.deps.consolidatedMaxMs ? this.#fail(run, 'the consolidated run outlived its deadline') : 'waiting';
+      return age > this.deps.consolidatedMaxMs
+        ? this.#fail(run, failureReason('ANALYSIS_TIMED_OUT', 'the consolidated run outlived its deadline'))
+        : 'waiting';
     }
-    if (age > this.deps.maxRunMs) return this.#fail(run, 'the run outlived its workflow’s execution timeout');
+    if (age > this.deps.maxRunMs)
+      return this.#fail(run, failureReason('ANALYSIS_TIMED_OUT', 'the run outlived its workflow’s execution timeout'));
     let state;
     try {
       state = await this.deps.workflows.analysisState(run.runId);
@@ -91,7 +96,9 @@ export class AnalysisRunDispatcher {
       if (error instanceof WorkflowEngineUnavailableError) return 'waiting';
       throw error;
     }
-    return state === 'running' ? 'waiting' : this.#fail(run, `its workflow is ${state === 'closed' ? 'closed' : 'gone'} without a result`);
+    return state === 'running'
+      ? 'waiting'
+      : this.#fail(run, failureReason('ANALYSIS_FAILED', `its workflow is ${state === 'closed' ? 'closed' : 'gone'} without a result`));
   }
 
   async #fail(run: RunRow, reason: string): Promise<'failed' | 'waiting'> {

@@ -12,14 +12,14 @@
  * are not expired while their reservation is open (the call started in time): a settlement
  * charges the soonest-expiring part of the hold, and the released rest goes back to its
  * lots, where a lot already expired expires it at once, in the same decision. A reversal
- * (a refund) returns credits to the lots they came from if those have not expired, and
- * otherwise to a never-expiring refund lot: a refund is a correction of our own, and giving
- * back credits that lapse at once would refund nothing. A grant must expire after its `at`.
+ * (a refund) does the same: each drawn part goes back to its own lot with that lot's expiry,
+ * so a refund can never turn expiring credits into permanent ones; what lands in a lot
+ * already past its expiry expires in the same decision. A grant must expire after its `at`.
  * Events recorded before lots existed carry no `lots`: evolve then draws by the same rule,
  * so an old stream folds to the lots it would have had.
  */
 import { accept, assertNever, fold, refuse, type Decision } from '../decider.ts';
-import { hasExpired, liveLots, moveLots, refundDraws, take, totalOf, without, type LotDraw, type Lots } from './lots.ts';
+import { hasExpired, liveLots, moveLots, take, totalOf, without, type LotDraw, type Lots } from './lots.ts';
 
 export type { Lot, LotDraw, Lots } from './lots.ts';
 
@@ -236,8 +236,7 @@ function decideCommand(command: LedgerCommand, state: LedgerState): Decision<Led
       if (!charge) return refuse({ tag: 'ChargeNotFound', chargeId: command.chargeId });
       if (charge.reversed) return accept();
       const { type: _type, ...rest } = command;
-      const lots = refundDraws(charge.lots, command.chargeId, command.at);
-      return accept({ type: 'ChargeReversed', data: { ...rest, amount: charge.amount, lots } });
+      return accept({ type: 'ChargeReversed', data: { ...rest, amount: charge.amount, lots: charge.lots } });
     }
     case 'ExpireCredits':
       return accept();
@@ -313,9 +312,9 @@ export function evolveLedger(state: LedgerState, event: LedgerEvent): LedgerStat
       };
     }
     case 'ChargeReversed': {
-      const { chargeId, at } = event.data;
+      const { chargeId } = event.data;
       const charge = state.charges[chargeId];
-      const lots = event.data.lots ?? refundDraws(charge?.lots ?? [], chargeId, at);
+      const lots = event.data.lots ?? charge?.lots ?? [];
       return {
         ...state,
         ...balances,

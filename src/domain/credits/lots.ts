@@ -82,16 +82,3 @@ export function moveLots(lots: Lots, draws: readonly LotDraw[], sign: 1 | -1): L
   }
   return next;
 }
-
-/** The lot a refund lands in when the lots it was drawn from have expired meanwhile. */
-export const refundLotId = (chargeId: string): string => `refund:${chargeId}`;
-
-/**
- * Where a reversed charge's credits go back: to the lots they came from while those have
- * not expired at `at`; what came from expired lots goes to one never-expiring refund lot.
- */
-export function refundDraws(drawn: readonly LotDraw[], chargeId: string, at: string): LotDraw[] {
-  const back = drawn.filter((d) => !hasExpired(d.expiresAt, at));
-  const lapsed = totalOf(drawn) - totalOf(back);
-  return lapsed > 0 ? [...back, { grantId: refundLotId(chargeId), amount: lapsed, expiresAt: null }] : back;
-}

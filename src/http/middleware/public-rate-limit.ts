@@ -1,6 +1,6 @@
 /**
  * Per-IP limits of the routes without an API key (the reference data, document links,
- * dashboard and ops logins): not an account limit. A refusal uses the rate-limit layer's
+ * the deep health check, dashboard and ops logins): not an account limit. A refusal uses the rate-limit layer's
  * bare shape with Retry-After; every answer carries the remaining allowance in RateLimit-*
  * headers, except when the store cannot answer. Then each bucket does what its purpose
  * asks (see BUCKETS): serve without headers, or refuse.
@@ -26,6 +26,8 @@ const BUCKETS = {
   reference: 'open',
   /** Signed links that expire within the hour: the signature is the protection. */
   documents: 'open',
+  /** The deep health check without the admin token: each call probes every backend, so it must not be free to repeat. */
+  health: 'open',
   /** Password and admin-token logins: the limit is what slows guessing a secret. */
   login: 'closed',
 } as const satisfies Record<string, 'open' | 'closed'>;

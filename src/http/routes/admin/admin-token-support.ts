@@ -56,14 +56,41 @@ export async function checkAdminToken(
   return right;
 }
 
-export function requireAdminToken(token: string, attempts: AdminTokenAttempts): MiddlewareHandler<AppEnv> {
+function tokenMatcher(token: string): (presented: string) => Promise<boolean> {
   const expected = digest(token);
-  const matches = async (presented: string) => sameBytes(await digest(presented), await expected);
+  return async (presented) => sameBytes(await digest(presented), await expected);
+}
+
+const bearerOf = (c: Context<AppEnv>): string | undefined => BEARER.exec(c.req.header('authorization') ?? '')?.[1];
+
+const adminUnauthorized = () => new ApiError('ADMIN_UNAUTHORIZED', { headers: { 'WWW-Authenticate': 'Bearer realm="admin"' } });
+
+export function requireAdminToken(token: string, attempts: AdminTokenAttempts): MiddlewareHandler<AppEnv> {
+  const matches = tokenMatcher(token);
   return async (c, next) => {
-    const presented = BEARER.exec(c.req.header('authorization') ?? '')?.[1];
-    if (!(await checkAdminToken(attempts, c, presented, matches))) {
-      throw new ApiError('ADMIN_UNAUTHORIZED', { headers: { 'WWW-Authenticate': 'Bearer realm="admin"' } });
-    }
+    if (!(await checkAdminToken(attempts, c, bearerOf(c), matches))) throw adminUnauthorized();
     await next();
+  };
+}
+
+/** Whether a request to a public route comes from the operator; see `operatorCheck`. */
+export type OperatorCheck = (c: Context<AppEnv>) => Promise<boolean>;
+
+/**
+ * For public routes that show an operator more than anyone else (the deep health check,
+ * the root OpenAPI document): whether the caller presents ADMIN_TOKEN as a bearer token.
+ * No bearer, no token configured, or an API key sent as a bearer (clients send theirs that
+ * way on every call) is simply not the operator. Any other bearer is checked under the same
+ * per-address throttle as /admin, and a wrong one refused with 401 as there: otherwise the
+ * route would answer token guesses unthrottled.
+ */
+export function operatorCheck(token: string | undefined, attempts: AdminTokenAttempts, isApiKey: (text: string) => boolean): OperatorCheck {
+  if (token === undefined) return async () => false;
+  const matches = tokenMatcher(token);
+  return async (c) => {
+    const presented = bearerOf(c);
+    if (presented === undefined || isApiKey(presented)) return false;
+    if (!(await checkAdminToken(attempts, c, presented, matches))) throw adminUnauthorized();
+    return true;
   };
 }

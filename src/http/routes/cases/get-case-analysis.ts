@@ -17,12 +17,24 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './case-support.ts';
+import { ANALYSIS_FAILURE_CODES, ANALYSIS_FAILURES } from '../../../domain/analysis-request/failure.ts';
+
+const failureCodesDescription = Object.entries(ANALYSIS_FAILURES)
+  .map(([code, message]) => `${code}: ${message}`)
+  .join(' ');
 
 const LatestRun = z
   .object({
     runId: z.string(),
     status: z.enum(['running', 'stored', 'failed']),
-    failure: z.string().nullable().openapi({ description: 'Why a failed run failed; its charge was given back.' }),
+    failure: z
+      .string()
+      .nullable()
+      .openapi({ description: 'Why a failed run failed, in words (the message of failureCode); its charge was given back.' }),
+    failureCode: z
+      .enum(ANALYSIS_FAILURE_CODES)
+      .nullable()
+      .openapi({ description: `Why a failed run failed; null unless status is failed. ${failureCodesDescription}` }),
   })
   .nullable()
   .openapi({ description: 'Your latest run on this case, if any.' });
@@ -72,7 +84,13 @@ export function registerGetCaseAnalysis(
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
     const view = (await lookupCase(deps.cases, c.req.valid('param').id)).found;
-    const latestRun = await deps.requests.latestRun(view.caseId, account);
+    const latest = await deps.requests.latestRun(view.caseId, account);
+    const latestRun = latest && {
+      runId: latest.runId,
+      status: latest.status,
+      failure: latest.failure?.message ?? null,
+      failureCode: latest.failure?.code ?? null,
+    };
     const stored = await deps.requests.stored(view.caseId);
     if (!stored) {
       return c.json(

@@ -21,6 +21,7 @@ import { errorResponses } from '../../openapi-errors.ts';
 import { IdempotencyKeyHeader, KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
 import { StoredAnalysisSchema, storedAnalysisOf, type AnalysisRouteDeps, type Watermark } from './analysis-route-support.ts';
 import { CaseIdParam, lookupCase } from './case-support.ts';
+import { customerFailure } from '../../../domain/analysis-request/failure.ts';
 
 const Body = z
   .object({
@@ -95,7 +96,8 @@ export function registerPostCaseAnalyzeConsolidated(
       case 'refused':
         throw refusalError(result.refusal, deps);
       case 'failed':
-        throw new ApiError(/deadline|timed out|cancel/i.test(result.reason) ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', {
+        // The recorded reason is for the log (as the cause); the caller gets a code and a fixed message.
+        throw new ApiError(customerFailure(result.reason).code === 'ANALYSIS_TIMED_OUT' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', {
           message: 'The consolidated analysis did not complete; nothing was charged. Retry later.',
           cause: result.reason,
         });

@@ -6,12 +6,19 @@
  * vector index, cache and identity service (the spec's), and our three, since search and
  * reads go on without them and what needs them refuses with nothing charged.
  * Flat body, no envelope, no key, no account rate limit.
+ *
+ * The deep form names the commit and every backend, and each call costs a probe of each:
+ * only the operator (ADMIN_TOKEN as a bearer token) gets the checks, version and commit.
+ * Anyone else gets the status alone, under the per-address public limit.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import type { MiddlewareHandler } from 'hono';
 import { deepHealth, type DeepHealth } from '../../../application/health/deep-health.ts';
 import type { DependencyProbe } from '../../../ports/health.ts';
 import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
 import { errorResponses } from '../../openapi-errors.ts';
+import type { OperatorCheck } from '../admin/admin-token-support.ts';
 
 export interface HealthDeps {
   readonly probes: readonly DependencyProbe[];
@@ -64,6 +71,10 @@ const DeepSchema = z
   })
   .openapi('HealthDeep');
 
+const DeepStatusSchema = z
+  .object({ status: z.enum(['healthy', 'degraded', 'unhealthy']) })
+  .openapi('HealthDeepStatus', { description: 'The deep form without the admin token: the status alone.' });
+
 const route = createRoute({
   operationId: 'getHealth',
   security: [],
@@ -73,32 +84,53 @@ const route = createRoute({
   summary: 'Liveness, or a bounded dependency check with ?deep=1',
   request: {
     query: z.object({
-      deep: z.enum(['0', '1', 'true', 'false']).optional().openapi({ description: '1 probes the dependencies.' }),
+      deep: z.enum(['0', '1', 'true', 'false']).optional().openapi({
+        description:
+          '1 probes the dependencies. With ADMIN_TOKEN as a bearer token the answer names each check, version and commit; without it, the status alone, limited per address (PUBLIC_RATE_LIMIT_PER_MINUTE).',
+      }),
     }),
   },
   responses: {
     200: {
       description:
         'Up (plain form) or every hard dependency answered (deep form; status degraded when a soft one failed). Hard: documentDatabase, searchIndex. Soft: every other check.',
-      content: { 'application/json': { schema: z.union([PlainSchema, DeepSchema]) } },
+      content: { 'application/json': { schema: z.union([PlainSchema, DeepSchema, DeepStatusSchema]) } },
     },
     503: {
       description: 'A hard dependency (document database or search index) failed.',
-      content: { 'application/json': { schema: DeepSchema } },
+      content: { 'application/json': { schema: z.union([DeepSchema, DeepStatusSchema]) } },
     },
-    ...errorResponses('VALIDATION_ERROR'),
+    ...errorResponses('VALIDATION_ERROR', 'ADMIN_UNAUTHORIZED', 'RATE_LIMITED'),
   },
 });
 
-export function registerGetHealth(app: App, deps: HealthDeps): void {
+const isDeep = (deep: string | undefined): boolean => deep === '1' || deep === 'true';
+
+export interface HealthAccess {
+  readonly isOperator: OperatorCheck;
+  /** The per-address public limit, for deep checks without the admin token. */
+  readonly limit: MiddlewareHandler<AppEnv>;
+}
+
+export function registerGetHealth(app: App, deps: HealthDeps, access: HealthAccess): void {
+  const gate: MiddlewareHandler<AppEnv> = async (c, next) => {
+    if (!isDeep(c.req.query('deep'))) return next();
+    if (await access.isOperator(c)) {
+      c.set('operator', true);
+      return next();
+    }
+    return access.limit(c, next);
+  };
+  app.use('/health', gate);
   app.openapi(route, async (c) => {
     const { deep } = c.req.valid('query');
-    if (deep !== '1' && deep !== 'true') {
+    if (!isDeep(deep)) {
       const uptimeSeconds = Math.floor((deps.now().getTime() - deps.startedAt.getTime()) / 1000);
       return c.json({ status: 'ok' as const, version: deps.version, uptimeSeconds }, 200);
     }
     const result: DeepHealth = await deepHealth(deps.probes, { timeoutMs: 1000, onFailure: deps.onProbeFailure });
-    const body = { status: result.status, version: deps.version, commit: deps.commit, checks: result.checks };
-    return result.status === 'unhealthy' ? c.json(body, 503) : c.json(body, 200);
+    const status = result.status === 'unhealthy' ? 503 : 200;
+    if (c.get('operator') !== true) return c.json({ status: result.status }, status);
+    return c.json({ status: result.status, version: deps.version, commit: deps.commit, checks: result.checks }, status);
   });
 }

@@ -102,7 +102,8 @@ function routes(path: string) {
     path: `${path}/session`,
     tags: ['Ops'],
     summary: 'End the Temporal codec session in this browser',
-    responses: { 204: { description: 'Session cookie cleared.' } },
+    // Under the per-address limit of the session path (app.ts), like the login that opens one.
+    responses: { 204: { description: 'Session cookie cleared.' }, ...errorResponses('RATE_LIMITED') },
   });
   const login = createRoute({
     operationId: 'getTemporalCodecLoginForm',
@@ -111,7 +112,10 @@ function routes(path: string) {
     path: `${path}/login`,
     tags: ['Ops'],
     summary: 'Form that opens a Temporal codec session (paste ADMIN_TOKEN)',
-    responses: { 200: { description: 'The login form, self-contained HTML.', content: { 'text/html': { schema: z.string() } } } },
+    responses: {
+      200: { description: 'The login form, self-contained HTML.', content: { 'text/html': { schema: z.string() } } },
+      ...errorResponses(),
+    },
   });
   return { open, close, login };
 }
