@@ -48,8 +48,9 @@ function bufferedStdout(): pino.DestinationStream {
 const TEST_MODE_STARTING_WAIT_MS = 2_000;
 
 /**
- * On the embedded default the first test call builds test mode (a PGlite, its fixtures): it
- * waits for it, but answers "retry shortly" before a client's usual 30 s timeout.
+ * On the embedded default a test call before the build that follows start-up (or the first
+ * after a failed one) builds test mode (a PGlite, its fixtures): it waits for it, but answers
+ * "retry shortly" before a client's usual 30 s timeout.
  */
 const TEST_MODE_FIRST_BUILD_WAIT_MS = 20_000;
 
@@ -101,6 +102,9 @@ export async function composeService(
         if (!startUp.signal.aborted) throw err;
       });
       await warming;
+      // On the embedded default test mode is built once the live start-up work is done, not on the first
+      // test call: built on the call, it could outlast the call's 20 s wait on a loaded machine.
+      if (!config.DATABASE_URL && !startUp.signal.aborted) tests?.start();
     },
     drainAndClose: async () => {
       const drained = await graph.inFlight.drain(config.SHUTDOWN_DRAIN_SECONDS * 1000);

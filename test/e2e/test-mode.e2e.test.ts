@@ -83,7 +83,10 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
     assert.equal(issued.body.data.mode, 'test');
     testKey = String(issued.body.data.fullKey);
     assert.match(testKey, /^crk_test-/);
-    // The first test call builds test mode; while it is starting a call is told when to retry, nothing charged.
+    // Test mode is built once the start-up work is done, before any test call.
+    for (let i = 0; i < 600 && !service.output().includes('"msg":"test mode ready"'); i += 1) await new Promise((r) => setTimeout(r, 500));
+    assert.ok(service.output().includes('"msg":"test mode ready"'), 'test mode was built without waiting for a test call');
+    // Were it still starting, a call would be told when to retry, nothing charged.
     let probe = await call(testKey, 'GET', '/me');
     for (let i = 0; i < 120 && probe.res.status === 502; i += 1) {
       const retryAfter = Number(probe.res.headers.get('retry-after'));
@@ -112,10 +115,16 @@ describe('test mode: crk_test keys on the started service', { timeout: 600_000 }
   });
 
   it('sees only the fixture corpus: a live-only case is not found in test mode, a fixture case is', async () => {
-    const live = await search(liveKey, 'state of');
-    // Ids of the fixture sources start sc-inabs-, sc-ik- and hc-; the Supreme Court metadata's do not.
-    const liveOnly = ids(live.body).find((id) => id.startsWith('sc-') && !/^sc-(?:inabs|ik)-/.test(id));
-    assert.ok(liveOnly, `a live case outside the fixture sources: ${ids(live.body).join(', ')}`);
+    // Ids of the fixture sources start sc-inabs-, sc-ik- and hc-; the Supreme Court metadata's do not (ingested
+    // after the judgments with text, so a loaded machine may still be indexing them).
+    const liveOnlyIn = async () =>
+      ids((await search(liveKey, 'state of')).body).find((id) => id.startsWith('sc-') && !/^sc-(?:inabs|ik)-/.test(id));
+    let liveOnly = await liveOnlyIn();
+    for (let i = 0; i < 180 && liveOnly === undefined; i += 1) {
+      await new Promise((r) => setTimeout(r, 1_000));
+      liveOnly = await liveOnlyIn();
+    }
+    assert.ok(liveOnly, 'a live case outside the fixture sources');
     assert.equal((await call(liveKey, 'GET', `/cases/${liveOnly}`)).res.status, 200);
     const hidden = await call(testKey, 'GET', `/cases/${liveOnly}`);
     assert.deepEqual([hidden.res.status, hidden.body.code], [404, 'CASE_NOT_FOUND']);
