@@ -27,6 +27,7 @@ const EXPECTED: Record<PermissionAction, { roles: PermissionRole[]; standings: s
   'session.view': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'AB' },
   'session.end': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'ABSD' },
   'dashboard.view': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'AB' },
+  'ledger.view': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'AB' },
   'keys.list': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'AB' },
   'keys.create': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'A' },
   'keys.rotate': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'A' },

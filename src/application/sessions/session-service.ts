@@ -149,21 +149,23 @@ export class SessionService {
     return { ok: true, value: session };
   }
 
-  /** The session behind a token if it may take `action` now; see `resolve`. */
+  /**
+   * The session behind a token if it may take `action` now. When the user's standing admits
+   * no session, every session of the user is deleted first: this request is the last any of
+   * them gets, answered by the table (only ending the session is still allowed).
+   */
   async authorize(token: string, action: PermissionAction): Promise<Authorization> {
-    const resolved = await this.resolve(token);
-    if (resolved === undefined) return { ok: false, refusal: { tag: 'NoSession' } };
-    if ('ended' in resolved) return { ok: false, refusal: { tag: 'NotPermitted', reason: resolved.ended } };
-    const refusal = permits(resolved, action);
-    return refusal ? { ok: false, refusal } : { ok: true, session: resolved };
+    const session = await this.#resolve(token);
+    if (session === undefined) return { ok: false, refusal: { tag: 'NoSession' } };
+    if (endsSessions(session.access.standing)) {
+      await this.deps.db.deleteFrom('dashboardSessions').where('userId', '=', session.user.userId).execute();
+    }
+    const refusal = permits(session, action);
+    return refusal ? { ok: false, refusal } : { ok: true, session };
   }
 
-  /**
-   * The session behind a token, or undefined when it is unknown, logged out or expired. When
-   * the user's standing admits no session, every session of the user is deleted and the
-   * answer says why (`ended`): this request is the last any of them gets.
-   */
-  async resolve(token: string): Promise<ActiveSession | { ended: StandingRefusal } | undefined> {
+  /** The session behind a token, or undefined when it is unknown, logged out or expired. */
+  async #resolve(token: string): Promise<ActiveSession | undefined> {
     const row = await this.deps.db
       .selectFrom('dashboardSessions as s')
       .innerJoin('users as u', 'u.userId', 's.userId')
@@ -183,11 +185,6 @@ export class SessionService {
       .where('s.expiresAt', '>', this.deps.clock.now())
       .executeTakeFirst();
     if (!row) return undefined;
-    const standing = accountStanding(row.standing as Standing, organizationStatus(row.organizationStatus));
-    if (endsSessions(standing)) {
-      await this.deps.db.deleteFrom('dashboardSessions').where('userId', '=', row.userId).execute();
-      return { ended: standing === 'suspended' ? 'AccountSuspended' : 'OrganizationDeactivated' };
-    }
     const user: SessionUser = {
       userId: row.userId,
       email: row.email,
@@ -195,6 +192,7 @@ export class SessionService {
       organizationId: row.organizationId,
       tier: row.tier as Tier,
     };
+    const standing = accountStanding(row.standing as Standing, organizationStatus(row.organizationStatus));
     const access: PermissionSubject = { role: permissionRole(user.role, user.organizationId), standing };
     return { user, access, csrfToken: row.csrfToken, expiresAt: new Date(row.expiresAt) };
   }

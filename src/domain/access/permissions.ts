@@ -2,8 +2,8 @@
  * The one permission table: what a person may do, by their role and their standing. The API
  * (a key's standing), the dashboard pages and the /api/settings routes all ask it, so a rule
  * lives in one place. Roles: a PERSONAL account (no organisation) owns everything it has; in an
- * organisation a MEMBER manages their own keys and an ORG_ADMIN the organisation's keys and
- * its webhook endpoints (which receive every member's events). Standing joins the user's and
+ * organisation a MEMBER manages their own keys and an ORG_ADMIN the organisation's keys, its
+ * webhook endpoints (which receive every member's events) and its ledger. Standing joins the user's and
  * the organisation's: a suspended user or a deactivated organisation may do nothing and loses
  * its sessions; billing_inactive keeps a session (to see usage, pay, revoke) but may not mint
  * or reveal a secret, nor call the API.
@@ -14,6 +14,7 @@ export const PERMISSION_ACTIONS = [
   'session.view',
   'session.end',
   'dashboard.view',
+  'ledger.view',
   'keys.list',
   'keys.create',
   'keys.rotate',
@@ -60,6 +61,8 @@ const TABLE: Record<PermissionAction, Rule> = {
   // Logging out is always allowed: it only gives something up.
   'session.end': { roles: EVERYONE, standings: ACCOUNT_STANDINGS },
   'dashboard.view': { roles: EVERYONE, standings: IN_GOOD_OR_BILLING },
+  // The organisation's ledger is its admins'; a member sees the shared balance on the billing page.
+  'ledger.view': { roles: OWNERS, standings: IN_GOOD_OR_BILLING },
   'keys.list': { roles: EVERYONE, standings: IN_GOOD_OR_BILLING },
   'keys.create': { roles: EVERYONE, standings: ACTIVE },
   'keys.rotate': { roles: EVERYONE, standings: ACTIVE },

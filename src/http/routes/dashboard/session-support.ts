@@ -19,7 +19,7 @@ import {
 } from '../../../application/sessions/session-service.ts';
 import type { PermissionAction } from '../../../domain/access/permissions.ts';
 import type { AppEnv } from '../../env.ts';
-import { permissionError } from '../../session-errors.ts';
+import { sessionError } from '../../session-errors.ts';
 import { requestIsHttps, sameToken } from '../settings/session-support.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -62,8 +62,10 @@ export function requireSession(sessions: SessionService, action: PermissionActio
       return c.redirect(`${DASHBOARD_PATH}/login?next=${encodeURIComponent(back)}`, 303);
     }
     if (!authorized.ok) {
-      clearDashboardCookie(c, trustProxy);
-      return permissionRefused(c, authorized.refusal as Extract<SessionRefusal, { tag: 'NotPermitted' }>);
+      const { refusal } = authorized;
+      // Suspension and deactivation have just ended the session; billing_inactive keeps it.
+      if (refusal.tag === 'NotPermitted' && refusal.reason !== 'BillingInactive') clearDashboardCookie(c, trustProxy);
+      return permissionRefused(c, refusal);
     }
     c.set('session', authorized.session);
     c.set('sessionToken', token);
@@ -80,8 +82,8 @@ export function requirePermission(action: PermissionAction): MiddlewareHandler<D
   };
 }
 
-function permissionRefused(c: Context, refusal: Exclude<SessionRefusal, { tag: 'NoSession' }>): Response {
-  return c.text(`Refused: ${permissionError(refusal.reason).message}`, 403);
+function permissionRefused(c: Context, refusal: SessionRefusal): Response {
+  return c.text(`Refused: ${sessionError(refusal).message}`, 403);
 }
 
 /** Form posts: the session's CSRF token in the `_csrf` field, compared in constant time. */
