@@ -207,7 +207,7 @@ describe('login hash slots', () => {
   it('refuses logins past the running and waiting hashes at once with 503 LOGIN_BUSY and Retry-After', async () => {
     // Distinct accounts and addresses, so only the hash slots can refuse.
     const flood = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
+      Array.from({ length: 8 }, async (_, i) =>
         app.app.request(`${ORIGIN}/api/settings/login`, {
           method: 'POST',
           headers: { 'Content-Type': 'application/json', [TEST_CLIENT_HEADER]: `198.51.100.${i + 1}` },
