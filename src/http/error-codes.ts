@@ -149,7 +149,7 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   LOGIN_THROTTLED:
     'Too many failed logins for this account or from this address: each further failure doubles the wait. Retry after retryAfter seconds (the Retry-After header).',
   LOGIN_LOCKED:
-    'Logins for this account or from this address are locked for a while after too many failures. Retry after retryAfter seconds (the Retry-After header), or ask an administrator.',
+    'Logins for this account or from this address are locked for a while after too many failures. Retry after retryAfter seconds (the Retry-After header).',
   LOGIN_BUSY: 'Too many logins are being checked right now; retry after Retry-After seconds.',
   DOCUMENT_LINK_INVALID: 'This document link is not valid: its signature does not match.',
   DOCUMENT_LINK_EXPIRED: 'This document link has expired; request a new one with GET /cases/:id/pdf.',
