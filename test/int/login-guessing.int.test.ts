@@ -4,7 +4,8 @@
  * failures cost nothing, then each further one doubles the wait (429 LOGIN_THROTTLED with
  * Retry-After), then the account is locked (429 LOGIN_LOCKED) even for the right password,
  * until the lock ends. Guesses spread over many accounts from one IPv6 /64 are slowed as
- * one block, whatever address inside it each comes from; a neighbouring /64 is not. The
+ * one block, whatever address inside it each comes from; a neighbouring /64 is not. A burst
+ * of guesses at one account sent at once is checked one at a time, not as a batch. The
  * dashboard's login form answers the same. A flood of logins past the hash slots is refused
  * at once with 503 LOGIN_BUSY and Retry-After, never queued without bound.
  */
@@ -163,6 +164,20 @@ for (const backend of backends) {
       const blocked = await outcome(await login(first, emails.other, PASSWORD, '2001:db8:7:7:abcd:ef01:2345:6789'));
       assert.equal(blocked.code, 'LOGIN_THROTTLED');
       assert.equal((await login(first, emails.other, PASSWORD, '2001:db8:7:8::1')).status, 200);
+    });
+
+    it('checks one guess at a time per account: a burst sent at once is not a free batch', async () => {
+      const burst = await Promise.all(
+        Array.from({ length: 12 }, async (_, i) =>
+          outcome(await login(first, 'burst@guess.example', `guess ${i}`, `203.0.113.${i + 100}`)),
+        ),
+      );
+      const checked = burst.filter((answer) => answer.code === 'INVALID_CREDENTIALS').length;
+      assert.ok(checked >= 1 && checked <= 3, `guesses checked: ${checked} of 12`);
+      assert.deepEqual(
+        burst.filter((answer) => answer.code !== 'INVALID_CREDENTIALS').map((answer) => [answer.status, answer.code, answer.retryAfter]),
+        Array.from({ length: 12 - checked }, () => [429, 'LOGIN_THROTTLED', '1']),
+      );
     });
 
     it('answers the dashboard login form the same way, with Retry-After', async () => {

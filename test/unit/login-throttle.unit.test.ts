@@ -138,6 +138,27 @@ describe('login throttle', () => {
     assert.equal(second.check('victim@firm.example', '192.0.2.1')?.locked, true);
   });
 
+  it('checks one login at a time per account, and frees the account once released', () => {
+    const clock = new SettableClock(new Date('2026-11-29T03:00:05Z'));
+    const { login } = throttle(clock);
+    const claim = login.begin('victim@firm.example');
+    assert.ok('release' in claim);
+    const second = login.begin(' VICTIM@firm.example');
+    assert.ok('refusal' in second);
+    assert.deepEqual(
+      { ...second.refusal, until: second.refusal.until.toISOString() },
+      {
+        locked: false,
+        scope: 'account',
+        until: '2026-11-29T03:00:06.000Z',
+        retryAfterSeconds: 1,
+      },
+    );
+    assert.ok('release' in login.begin('other@firm.example'));
+    claim.release();
+    assert.ok('release' in login.begin('victim@firm.example'));
+  });
+
   it('leaves a failure uncounted when the store fails, and says so', async () => {
     const clock = new SettableClock(new Date('2026-11-29T03:00:05Z'));
     const broken: RateLimiter = { hit: () => Promise.reject(new Error('store down')) };

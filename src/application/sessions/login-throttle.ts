@@ -6,6 +6,10 @@
  * wait; that wait is remembered in process, so checking before an attempt costs no store
  * round trip. Another instance learns it at its own next failure from the shared count: with
  * k instances a guesser gets at most k attempts per wait, never a fresh allowance.
+ *
+ * A burst of guesses sent at once would all pass the check before the first failure is
+ * counted, so an account is also checked one login at a time per instance: an attempt while
+ * another for the same account is being checked is refused (`begin`).
  */
 import { waitAfterFailures, type LoginThrottlePolicy } from '../../domain/access/login-throttle.ts';
 import type { Clock } from '../../ports/clock.ts';
@@ -41,6 +45,8 @@ interface Wait {
 
 export class LoginThrottle {
   readonly #waits = { account: new Map<string, Wait>(), address: new Map<string, Wait>() };
+  /** Accounts with a login being checked on this instance now; bounded by the logins in flight. */
+  readonly #inFlight = new Set<string>();
 
   constructor(private readonly deps: LoginThrottleDeps) {}
 
@@ -50,6 +56,20 @@ export class LoginThrottle {
     const refusals = [this.#current('account', accountKey(email), now), this.#current('address', attemptSource(address), now)];
     const found = refusals.filter((r): r is LoginRefusal => r !== undefined);
     return found.sort((a, b) => b.until.getTime() - a.until.getTime())[0];
+  }
+
+  /**
+   * Claims the account for one login check: a release to call once the attempt is decided,
+   * or a refusal when another attempt for the account is being checked now.
+   */
+  begin(email: string): { release: () => void } | { refusal: LoginRefusal } {
+    const account = accountKey(email);
+    if (this.#inFlight.has(account)) {
+      const until = new Date(this.deps.clock.now().getTime() + 1000);
+      return { refusal: { locked: false, scope: 'account', until, retryAfterSeconds: 1 } };
+    }
+    this.#inFlight.add(account);
+    return { release: () => this.#inFlight.delete(account) };
   }
 
   /** Counts one failure against the account and the address block. */

@@ -111,6 +111,16 @@ export class SessionService {
   async login(email: string, password: string, address: string): Promise<LoginResult> {
     const throttled = this.deps.throttle.check(email, address);
     if (throttled) return { ok: false, error: { tag: 'Throttled', refusal: throttled } };
+    const claim = this.deps.throttle.begin(email);
+    if ('refusal' in claim) return { ok: false, error: { tag: 'Throttled', refusal: claim.refusal } };
+    try {
+      return await this.#login(email, password, address);
+    } finally {
+      claim.release();
+    }
+  }
+
+  async #login(email: string, password: string, address: string): Promise<LoginResult> {
     const user = await this.deps.db
       .selectFrom('users as u')
       .leftJoin('organizations as o', 'o.organizationId', 'u.organizationId')
