@@ -272,21 +272,24 @@ for (const factory of databases) {
       })),
     );
 
-    async function newSession(userId: string): Promise<Session> {
-      const token = randomToken();
-      const csrf = randomToken();
+    async function storeSession(userId: string, session: Session): Promise<void> {
       const now = clock.now();
       await database.db
         .insertInto('dashboardSessions')
         .values({
-          sessionHash: await sha256Hex(token),
+          sessionHash: await sha256Hex(session.token),
           userId,
-          csrfToken: csrf,
+          csrfToken: session.csrf,
           createdAt: now,
           expiresAt: new Date(now.getTime() + 3_600_000),
         })
         .execute();
-      return { token, csrf };
+    }
+
+    async function newSession(userId: string): Promise<Session> {
+      const session = { token: randomToken(), csrf: randomToken() };
+      await storeSession(userId, session);
+      return session;
     }
 
     async function sessionsOf(userId: string): Promise<number> {
@@ -429,6 +432,9 @@ for (const factory of databases) {
       const settingsSession = await newSession(admin.value.userId);
       const pageSession = await newSession(admin.value.userId);
       assert.ok((await accounts.setStanding(admin.value.userId, 'suspended', operator)).ok);
+      assert.equal(await sessionsOf(admin.value.userId), 0, 'the suspension ended the sessions at once');
+      // Sessions that outlive the suspension (rows written by logins racing it) still end at their next request.
+      for (const session of [settingsSession, pageSession]) await storeSession(admin.value.userId, session);
 
       const rotated = await settings('POST', `/api/settings/api-keys/${key.value.id}/rotate`, settingsSession);
       assert.equal(rotated.status, 403);
@@ -454,6 +460,36 @@ for (const factory of databases) {
         organizationId: organization.value.organizationId,
       });
       assert.deepEqual(direct, { ok: false, error: { tag: 'NotPermitted', reason: 'AccountSuspended' } });
+    });
+
+    it('ends every member’s sessions the moment their organisation is deactivated', async () => {
+      const { accounts } = t.application;
+      const organization = await accounts.createOrganization({ name: 'Closing Org', allowlist: [], strictAllowlist: false }, operator);
+      assert.ok(organization.ok);
+      const person = {
+        name: 'C',
+        tier: 'enterprise',
+        trial: false,
+        emailVerified: true,
+        apiAccess: true,
+        password: PASSWORD,
+        limitOverrides: {},
+      } as const;
+      const ids: string[] = [];
+      for (const [email, role] of [
+        ['admin@closing.example', 'ORG_ADMIN'],
+        ['member@closing.example', 'MEMBER'],
+      ] as const) {
+        const user = await accounts.registerUser({ ...person, email, organizationId: organization.value.organizationId, role }, operator);
+        assert.ok(user.ok);
+        ids.push(user.value.userId);
+        await newSession(user.value.userId);
+      }
+      const bystander = fixtures.get('PERSONAL/active')!.userId;
+      await newSession(bystander);
+      assert.ok((await accounts.deactivateOrganization(organization.value.organizationId, operator)).ok);
+      for (const id of ids) assert.equal(await sessionsOf(id), 0);
+      assert.ok((await sessionsOf(bystander)) > 0, 'a user outside the organisation keeps theirs');
     });
 
     it('keeps an organisation’s webhooks from a member: no registering, rotating, reading or removing the admin’s endpoint', async () => {

@@ -42,6 +42,7 @@ import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import {
   accountStanding,
   decidePermission,
+  endsSessions,
   permissionRole,
   type PermissionAction,
   type PermissionRefusal,
@@ -154,7 +155,11 @@ export class AccountsService {
       { type: 'DeactivateOrganization', organizationId },
       this.#meta(actor, requestId),
     );
-    return result.ok ? { ok: true, value: null } : failed(result.error);
+    if (!result.ok) return failed(result.error);
+    // Every member's dashboard sessions end now; a request racing this finds the standing anyway.
+    const members = this.deps.db.selectFrom('users').select('userId').where('organizationId', '=', organizationId);
+    await this.deps.db.deleteFrom('dashboardSessions').where('userId', 'in', members).execute();
+    return { ok: true, value: null };
   }
 
   async setAllowlist(
@@ -213,7 +218,11 @@ export class AccountsService {
       { type: 'SetStanding', userId, standing },
       this.#meta(actor, requestId),
     );
-    return result.ok ? { ok: true, value: null } : failed(result.error);
+    if (!result.ok) return failed(result.error);
+    // A suspension ends the user's dashboard sessions now; a request racing this finds the standing anyway.
+    if (endsSessions(accountStanding(standing, null)))
+      await this.deps.db.deleteFrom('dashboardSessions').where('userId', '=', userId).execute();
+    return { ok: true, value: null };
   }
 
   /** Creates a key for `userId`, within the tier's key cap (per mode) and the email rule of Free. */
