@@ -2,7 +2,8 @@
  * Password guessing made expensive, without IO: the policy's growing waits and lock, the
  * throttle counting per account and per address block (IPv4 /32, IPv6 /64) over the
  * in-process limiter, the longer wait winning, locks lasting their period, a failing store
- * leaving failures uncounted, and the hash gate refusing rather than queueing without bound.
+ * leaving failures uncounted, the in-process counts bounded, and the hash gate refusing
+ * rather than queueing without bound.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -166,6 +167,18 @@ describe('login throttle', () => {
     for (let i = 0; i < 10; i += 1) await login.recordFailure('victim@firm.example', '198.51.100.7');
     assert.equal(login.check('victim@firm.example', '198.51.100.7'), undefined);
     assert.equal(storeFailures.length, 20);
+  });
+});
+
+describe('in-process counts', () => {
+  it('stay bounded under a flood of distinct accounts: the oldest counts are dropped, not the process', async () => {
+    const clock = new SettableClock(new Date('2026-11-29T03:00:05Z'));
+    const limiter = new MemoryRateLimiter(clock);
+    await limiter.hit('failed:login-account:first@firm.example', 1, 900_000);
+    assert.equal((await limiter.hit('failed:login-account:first@firm.example', 1, 900_000)).allowed, false);
+    for (let i = 0; i < 100_001; i += 1) await limiter.hit(`failed:login-account:flood${i}@guess.example`, 1, 900_000);
+    assert.equal((await limiter.hit('failed:login-account:first@firm.example', 1, 900_000)).allowed, true);
+    assert.equal((await limiter.hit('failed:login-account:flood100000@guess.example', 1, 900_000)).allowed, false);
   });
 });
 
