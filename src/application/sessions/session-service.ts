@@ -21,6 +21,7 @@ import {
   decidePermission,
   endsSessions,
   permissionRole,
+  standingRefusal,
   type PermissionAction,
   type PermissionRefusal,
   type PermissionSubject,
@@ -134,11 +135,12 @@ export class SessionService {
       await this.deps.throttle.recordFailure(email, address);
       return { ok: false, error: { tag: 'InvalidCredentials' } };
     }
-    const standing = accountStanding(user.standing as Standing, organizationStatus(user.organizationStatus));
-    if (endsSessions(standing)) {
-      const reason = standing === 'suspended' ? 'AccountSuspended' : 'OrganizationDeactivated';
-      return { ok: false, error: { tag: 'NotPermitted', reason } };
-    }
+    // A standing that may not hold a session may not start one either.
+    const refused = standingRefusal(
+      'session.view',
+      accountStanding(user.standing as Standing, organizationStatus(user.organizationStatus)),
+    );
+    if (refused !== null) return { ok: false, error: { tag: 'NotPermitted', reason: refused } };
 
     const now = this.deps.clock.now();
     const session: NewSession = {
