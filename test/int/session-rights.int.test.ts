@@ -181,6 +181,7 @@ for (const factory of databases) {
         ok: 200,
         call: (s) => settings('POST', '/api/settings/logout', s),
       },
+      { name: 'GET /dashboard', surface: 'dashboard', roles: EVERYONE, standings: 'AB', ok: 303, call: (s) => page('/dashboard', s) },
       ...['/dashboard/ledger', '/dashboard/ledger.csv'].map((path): RouteCase => ({
         name: `GET ${path}`,
         surface: 'dashboard',
@@ -263,6 +264,14 @@ for (const factory of databases) {
         ok: 303,
         call: (s) => page('/dashboard/logout', s, {}),
       },
+    ];
+
+    /** Routes that need no session: the login form and post, and the stylesheet. */
+    const SESSIONLESS = [
+      'POST /api/settings/login',
+      'GET /dashboard/login',
+      'POST /dashboard/login',
+      'GET /dashboard/assets/dashboard.css',
     ];
 
     const cells = ROLES.flatMap((role) =>
@@ -354,6 +363,15 @@ for (const factory of databases) {
     after(async () => {
       await database.close();
       await closeAnalytics();
+    });
+
+    it('has a row for every session route the app serves, and none for a route it does not', () => {
+      const served = t.app.routes
+        .filter((r) => r.method !== 'ALL' && /^\/(dashboard|api\/settings)(\/|$)/.test(r.path))
+        .map((r) => `${r.method} ${r.path}`)
+        .filter((route) => !SESSIONLESS.includes(route));
+      const rows = ROUTES.map((route) => route.name.replace(/\{(\w+)\}/g, ':$1'));
+      assert.deepEqual([...new Set(served)].sort(), [...rows].sort());
     });
 
     for (const route of ROUTES) {
