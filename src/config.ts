@@ -90,6 +90,10 @@ const schema = z.object({
   FAILED_KEY_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(20),
   /** Wrong admin tokens per client address per minute (admin API, ops codec); then every token gets 429. */
   FAILED_ADMIN_TOKEN_ATTEMPTS_PER_MINUTE: z.coerce.number().int().positive().default(5),
+  /** Password hashes a login may run at once: each holds a libuv pool thread (4 by default) for 0.1-0.2 s. */
+  LOGIN_HASH_CONCURRENCY: z.coerce.number().int().positive().default(2),
+  /** Logins that may wait for a hash slot; past them a login answers 503 LOGIN_BUSY with Retry-After. */
+  LOGIN_HASH_QUEUE: z.coerce.number().int().min(0).default(8),
   API_KEY_PREFIXES: z
     .string()
     .default('crk_live,crk_test')

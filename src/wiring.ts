@@ -22,6 +22,9 @@ import { accountsReadModel } from './application/accounts/read-model.ts';
 import { CoverageService } from './application/coverage/coverage-service.ts';
 import { CaseRestrictionService } from './application/cases/case-restriction-service.ts';
 import { SessionService } from './application/sessions/session-service.ts';
+import { HashGate, type HashGateOptions } from './application/sessions/hash-gate.ts';
+import { LoginThrottle } from './application/sessions/login-throttle.ts';
+import { ACCOUNT_LOGIN_POLICY, ADDRESS_LOGIN_POLICY } from './domain/access/login-throttle.ts';
 import { IdempotencyService } from './application/idempotency/idempotency-service.ts';
 import { IdempotencyRecordSealer } from './application/idempotency/record-sealer.ts';
 import { IDEMPOTENCY_LEASE_MS, inFlightTakeoverMs } from './domain/idempotency/idempotency.ts';
@@ -114,6 +117,10 @@ export interface WiringOptions {
   readonly readCoverage?: typeof readCoverageAggregates;
   /** The process's one Metrics (compose.ts); tools and benches that nobody scrapes leave it out. */
   readonly metrics?: Metrics;
+  /** The shared rate-limit store: failed logins are counted in it. */
+  readonly limiter: RateLimiter;
+  /** Password hashes run at once for logins, and logins that may wait for one (LOGIN_HASH_*). */
+  readonly loginHashes: HashGateOptions;
 }
 
 export function wireApplication(options: WiringOptions) {
@@ -123,7 +130,15 @@ export function wireApplication(options: WiringOptions) {
   const codec = new HmacApiKeyCodec(options.keyPrefixes, options.keyHashSecret);
   const passwords = new ScryptPasswordHasher();
   const accounts = new AccountsService({ db, store, clock, ids: options.ids, keys: codec, passwords, subjectKeys });
-  const sessions = new SessionService({ db, clock, passwords });
+  const throttle = new LoginThrottle({
+    limiter: options.limiter,
+    clock,
+    account: ACCOUNT_LOGIN_POLICY,
+    address: ADDRESS_LOGIN_POLICY,
+    onStoreFailure: (err) => logger.warn({ err }, 'rate-limit store failed; failed login not counted'),
+    onLocked: (scope, source, until) => logger.warn({ scope, source, until }, 'too many failed logins: locked until the time given'),
+  });
+  const sessions = new SessionService({ db, clock, passwords, throttle, hashGate: new HashGate(options.loginHashes) });
   const cases = new CaseRestrictionService({ db, store, clock });
   const authenticator = new KeyAuthenticator({
     codec,

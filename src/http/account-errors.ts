@@ -8,6 +8,7 @@ import type { CaseRestrictionError } from '../domain/case/restriction.ts';
 import { assertNever } from '../domain/decider.ts';
 import { quoted } from '../domain/echo.ts';
 import { ApiError } from './api-error.ts';
+import { permissionError } from './session-errors.ts';
 
 function invalid(field: string, problem: string): ApiError {
   return new ApiError('VALIDATION_ERROR', { message: `Validation failed: ${field}: ${problem}`, details: [`${field}: ${problem}`] });
@@ -31,6 +32,8 @@ export function accountError(error: AccountError | CaseRestrictionError): Error 
       return new ApiError('API_KEY_LIMIT_REACHED', { message: `The key count limit of the tier (${error.limit}) has been reached.` });
     case 'KeyNotFound':
       return new ApiError('API_KEY_NOT_FOUND');
+    case 'NotPermitted':
+      return permissionError(error.reason);
     case 'KeyNotActive':
       return new ApiError('API_KEY_NOT_ACTIVE');
     case 'InvalidCidr':

@@ -68,6 +68,10 @@ export const ERROR_STATUS = {
   API_KEY_NOT_FOUND: 404,
   API_KEY_NOT_ACTIVE: 409,
   AUDIT_SCOPE_FORBIDDEN: 403,
+  ORG_ADMIN_REQUIRED: 403,
+  LOGIN_THROTTLED: 429,
+  LOGIN_LOCKED: 429,
+  LOGIN_BUSY: 503,
   // Ours, for the signed document links GET /cases/:id/pdf hands out (not in the spec).
   DOCUMENT_LINK_INVALID: 403,
   DOCUMENT_LINK_EXPIRED: 410,
@@ -141,6 +145,12 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   API_KEY_NOT_FOUND: 'No API key with this id exists among the keys you may manage.',
   API_KEY_NOT_ACTIVE: 'The API key is not active: it has already been rotated or revoked.',
   AUDIT_SCOPE_FORBIDDEN: "You may read only your own audit trail, or your organisation members' as an ORG_ADMIN.",
+  ORG_ADMIN_REQUIRED: "Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.",
+  LOGIN_THROTTLED:
+    'Too many failed logins for this account or from this address: each further failure doubles the wait. Retry after retryAfter seconds (the Retry-After header).',
+  LOGIN_LOCKED:
+    'Logins for this account or from this address are locked for a while after too many failures. Retry after retryAfter seconds (the Retry-After header).',
+  LOGIN_BUSY: 'Too many logins are being checked right now; retry after Retry-After seconds.',
   DOCUMENT_LINK_INVALID: 'This document link is not valid: its signature does not match.',
   DOCUMENT_LINK_EXPIRED: 'This document link has expired; request a new one with GET /cases/:id/pdf.',
   DOCUMENT_NOT_FOUND: 'The document behind this link is no longer stored.',

@@ -22,7 +22,7 @@ type Json = Record<string, unknown>;
 
 const FIXTURE_CASE = 'sc-inabs-5861';
 const TEST_CREDITS = 1_000_000;
-const LIVE_CREDITS = 1_000;
+const LIVE_CREDITS = 5_000;
 
 describe('test mode: crk_test keys on the started service', { timeout: 600_000 }, () => {
   let service: RunningService;

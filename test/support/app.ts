@@ -84,6 +84,8 @@ export interface TestAppOptions {
   readonly failedAttempts?: { readonly keys?: number; readonly adminTokens?: number; readonly windowMs?: number };
   readonly cache?: Cache;
   readonly limiter?: RateLimiter;
+  /** Password hashes logins may run at once and may wait for (LOGIN_HASH_CONCURRENCY, LOGIN_HASH_QUEUE). */
+  readonly loginHashes?: { readonly concurrency: number; readonly queue: number };
   readonly distinctKeys?: DistinctCounter;
   readonly readCoverage?: typeof readCoverageAggregates;
   /** Name resolution for webhook deliveries: a fake resolver, so no query leaves the machine; unset: the system's. */
@@ -191,6 +193,8 @@ function testConfig(options: TestAppOptions) {
     WEBHOOK_ALLOW_INSECURE_URLS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
     CORPUS_DIR: corpusDir,
+    LOGIN_HASH_CONCURRENCY: options.loginHashes ? String(options.loginHashes.concurrency) : undefined,
+    LOGIN_HASH_QUEUE: options.loginHashes ? String(options.loginHashes.queue) : undefined,
   });
 }
 

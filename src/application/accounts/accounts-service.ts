@@ -39,6 +39,14 @@ import {
   type UserState,
 } from '../../domain/user/user.ts';
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
+import {
+  accountStanding,
+  decidePermission,
+  endsSessions,
+  permissionRole,
+  type PermissionAction,
+  type PermissionRefusal,
+} from '../../domain/access/permissions.ts';
 import type { ApiKeyCodec, PasswordHasher } from '../../ports/api-keys.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import type { ErasureOutcome, SubjectKeys } from '../../ports/subject-keys.ts';
@@ -77,7 +85,9 @@ export type AccountError =
   | ApiKeyError
   | { tag: 'EmailTaken' }
   | { tag: 'EmailNotVerified' }
-  | { tag: 'KeyLimitReached'; limit: number };
+  | { tag: 'KeyLimitReached'; limit: number }
+  /** The permission table refused a user actor, by role and standing as they are in this transaction. */
+  | { tag: 'NotPermitted'; reason: PermissionRefusal };
 
 export type Result<T> = { ok: true; value: T } | { ok: false; error: AccountError };
 
@@ -155,7 +165,11 @@ export class AccountsService {
       { type: 'DeactivateOrganization', organizationId },
       this.#meta(actor, requestId),
     );
-    return result.ok ? { ok: true, value: null } : failed(result.error);
+    if (!result.ok) return failed(result.error);
+    // Every member's dashboard sessions end now; a request racing this finds the standing anyway.
+    const members = this.deps.db.selectFrom('users').select('userId').where('organizationId', '=', organizationId);
+    await this.deps.db.deleteFrom('dashboardSessions').where('userId', 'in', members).execute();
+    return { ok: true, value: null };
   }
 
   async setAllowlist(
@@ -214,7 +228,11 @@ export class AccountsService {
       { type: 'SetStanding', userId, standing },
       this.#meta(actor, requestId),
     );
-    return result.ok ? { ok: true, value: null } : failed(result.error);
+    if (!result.ok) return failed(result.error);
+    // A suspension ends the user's dashboard sessions now; a request racing this finds the standing anyway.
+    if (endsSessions(accountStanding(standing, null)))
+      await this.deps.db.deleteFrom('dashboardSessions').where('userId', '=', userId).execute();
+    return { ok: true, value: null };
   }
 
   /**
@@ -266,6 +284,8 @@ export class AccountsService {
     return this.deps.db.transaction().execute(async (trx) => {
       // One key creation per user at a time, so two concurrent requests cannot both pass the cap.
       await sql`select pg_advisory_xact_lock(hashtext(${`api-keys:${userId}`}))`.execute(trx);
+      const refused = await this.#refusal(trx, actor, 'keys.create');
+      if (refused) return refused;
       const user = await trx.selectFrom('users').selectAll().where('userId', '=', userId).executeTakeFirst();
       if (!user) return failed({ tag: 'UserNotFound' });
       if (user.tier === 'free' && !user.emailVerified) return failed({ tag: 'EmailNotVerified' });
@@ -278,6 +298,8 @@ export class AccountsService {
   /** Rotates a key the actor may manage: the old one enters its 24-hour grace window. */
   async rotateKey(keyId: string, actor: Actor, requestId?: string): Promise<Result<RotatedKey>> {
     return this.deps.db.transaction().execute(async (trx) => {
+      const refused = await this.#refusal(trx, actor, 'keys.rotate');
+      if (refused) return refused;
       const key = await this.#manageableKey(trx, keyId, actor);
       if (!key) return failed({ tag: 'KeyNotFound' });
       if (key.status !== 'active') return failed({ tag: 'KeyNotActive' });
@@ -311,6 +333,8 @@ export class AccountsService {
 
   async revokeKey(keyId: string, actor: Actor, requestId?: string): Promise<Result<null>> {
     return this.deps.db.transaction().execute(async (trx) => {
+      const refused = await this.#refusal(trx, actor, 'keys.revoke');
+      if (refused) return refused;
       const key = await this.#manageableKey(trx, keyId, actor);
       if (!key) return failed({ tag: 'KeyNotFound' });
       const meta = this.#meta(actor, requestId);
@@ -388,7 +412,29 @@ export class AccountsService {
     if (!key) return undefined;
     if (actor.kind === 'operator' || key.userId === actor.userId) return key;
     const sameOrganization = actor.organizationId !== null && key.organizationId === actor.organizationId;
-    return actor.role === 'ORG_ADMIN' && sameOrganization ? key : undefined;
+    return sameOrganization && (await this.#refusal(trx, actor, 'keys.manageOrganization')) === undefined ? key : undefined;
+  }
+
+  /**
+   * The permission table's refusal of a user actor, asked with the role and standing read in
+   * this transaction (not those the caller's session held): a standing changed a moment ago
+   * already counts. Operators act through the admin API and are not in the table.
+   */
+  async #refusal(trx: Trx, actor: Actor, action: PermissionAction): Promise<{ ok: false; error: AccountError } | undefined> {
+    if (actor.kind === 'operator') return undefined;
+    const row = await trx
+      .selectFrom('users as u')
+      .leftJoin('organizations as o', 'o.organizationId', 'u.organizationId')
+      .select(['u.role', 'u.organizationId', 'u.standing', 'o.status as organizationStatus'])
+      .where('u.userId', '=', actor.userId)
+      .executeTakeFirst();
+    if (!row) return failed({ tag: 'UserNotFound' });
+    const organization = row.organizationStatus === null ? null : row.organizationStatus === 'deactivated' ? 'deactivated' : 'active';
+    const decision = decidePermission(action, {
+      role: permissionRole(row.role as Role, row.organizationId),
+      standing: accountStanding(row.standing as Standing, organization),
+    });
+    return decision.allowed ? undefined : failed({ tag: 'NotPermitted', reason: decision.reason });
   }
 
   async #organizationStatus(organizationId: string): Promise<'active' | 'deactivated' | 'none'> {

@@ -5,6 +5,7 @@
  */
 import { keyStanding } from '../api-key/api-key.ts';
 import type { Standing } from '../user/user.ts';
+import { accountStanding, standingRefusal } from './permissions.ts';
 import type { Tier } from './tiers.ts';
 
 export interface AccessSubject {
@@ -36,8 +37,8 @@ export function decideAccess(subject: AccessSubject, policy: AccessPolicy, now: 
   if (subject.organization?.status === 'deactivated') return 'OrganizationDeactivated';
   const { user } = subject;
   if (!user) return 'AccountNotFound';
-  if (user.standing === 'suspended') return 'AccountSuspended';
-  if (user.standing === 'billing_inactive') return 'BillingInactive';
+  const refusal = standingRefusal('api.call', accountStanding(user.standing, subject.organization?.status ?? null));
+  if (refusal !== null) return refusal;
   if (user.trial) return 'TrialAccount';
   if (!policy.entitledTiers.includes(user.tier)) return 'PlanNotEntitled';
   if (!user.apiAccess) return 'ApiAccessNotProvisioned';

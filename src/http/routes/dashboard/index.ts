@@ -8,7 +8,7 @@
  * refuses framing (frame-ancestors 'none', X-Frame-Options DENY) and is never cached:
  * pages show balances and, once, a plaintext key.
  */
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { secureHeaders } from 'hono/secure-headers';
 import type { Logger } from 'pino';
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
@@ -20,12 +20,13 @@ import type { SessionService } from '../../../application/sessions/session-servi
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
 import { registerAuditPage } from './audit.ts';
 import { registerBillingPages } from './billing.ts';
 import { registerKeysPages } from './keys.ts';
 import { STYLESHEET } from './layout-support.ts';
 import { registerLedgerPages } from './ledger.ts';
-import { registerLoginPages } from './login.ts';
+import { registerLoginPages, registerLogoutPage } from './login.ts';
 import { DASHBOARD_PATH, requireSession, type DashboardEnv } from './session-support.ts';
 import { registerUsagePage } from './usage.ts';
 import { registerWebhooksPage } from './webhooks.ts';
@@ -43,6 +44,8 @@ export interface DashboardDeps {
   readonly logger: Logger;
   /** Believe X-Forwarded-Proto (for the cookie's Secure flag): only behind our own proxy. */
   readonly trustProxy: boolean;
+  /** The client's address, for counting failed logins. */
+  readonly clientAddress: (c: Context<AppEnv>) => string;
 }
 
 const headers = secureHeaders({
@@ -66,10 +69,13 @@ export function registerDashboard(root: App, deps: DashboardDeps): void {
   dashboard.get('/assets/dashboard.css', (c) =>
     c.body(STYLESHEET, 200, { 'Content-Type': 'text/css; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }),
   );
-  registerLoginPages(dashboard, deps);
+  const login = new Hono<AppEnv>();
+  registerLoginPages(login, deps);
+  dashboard.route('/', login);
+  registerLogoutPage(dashboard, deps);
 
   const pages = new Hono<DashboardEnv>();
-  pages.use('*', requireSession(deps.sessions));
+  pages.use('*', requireSession(deps.sessions, 'dashboard.view', deps.trustProxy));
   pages.get('/', (c) => c.redirect(`${DASHBOARD_PATH}/keys`, 303));
   registerKeysPages(pages, deps);
   registerUsagePage(pages, deps);

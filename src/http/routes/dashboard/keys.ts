@@ -13,7 +13,7 @@ import type { Clock } from '../../../ports/clock.ts';
 import { accountError } from '../../account-errors.ts';
 import { ApiError } from '../../api-error.ts';
 import { csrfInput, page, type Html } from './layout-support.ts';
-import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session-support.ts';
+import { csrfRefused, DASHBOARD_PATH, formWithCsrf, requirePermission, type DashboardEnv } from './session-support.ts';
 
 export interface KeysPageDeps {
   readonly accounts: AccountsService;
@@ -127,9 +127,9 @@ export function registerKeysPages(app: Hono<DashboardEnv>, deps: KeysPageDeps): 
     return c.html(page({ title: 'API keys', section: 'keys', user, csrfToken }, content), status);
   };
 
-  app.get('/keys', (c) => render(c));
+  app.get('/keys', requirePermission('keys.list'), (c) => render(c));
 
-  app.post('/keys', async (c) => {
+  app.post('/keys', requirePermission('keys.create'), async (c) => {
     const form = await formWithCsrf(c);
     if (form === undefined) return csrfRefused(c);
     const name = (form.name ?? '').trim();
@@ -145,7 +145,7 @@ export function registerKeysPages(app: Hono<DashboardEnv>, deps: KeysPageDeps): 
     return render(c, { kind: 'created', name: result.value.name, fullKey: result.value.fullKey }, 201);
   });
 
-  app.post('/keys/:id/rotate', async (c) => {
+  app.post('/keys/:id/rotate', requirePermission('keys.rotate'), async (c) => {
     if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
     const result = await deps.accounts.rotateKey(c.req.param('id'), actorFor(c.get('session').user), c.get('requestId'));
     if (!result.ok) {
@@ -156,7 +156,7 @@ export function registerKeysPages(app: Hono<DashboardEnv>, deps: KeysPageDeps): 
     return render(c, { kind: 'rotated', name: apiKey.name, fullKey: apiKey.fullKey, graceEndsAt: rotatedFrom.expiresAt });
   });
 
-  app.post('/keys/:id/revoke', async (c) => {
+  app.post('/keys/:id/revoke', requirePermission('keys.revoke'), async (c) => {
     if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
     const result = await deps.accounts.revokeKey(c.req.param('id'), actorFor(c.get('session').user), c.get('requestId'));
     if (!result.ok) {

@@ -10,7 +10,7 @@ import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { billingAccountOf, type CreditsService } from '../../../application/credits/credits-service.ts';
 import type { ExportRange, LedgerRow } from '../../../application/credits/ledger-export.ts';
-import type { SessionUser } from '../../../application/sessions/session-service.ts';
+import { permits } from '../../../application/sessions/session-service.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { integer, page } from './layout-support.ts';
 import { DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
@@ -46,8 +46,6 @@ const PAGE_ENTRIES = 200;
 /** The whole ledger: the range export folds from the first entry anyway. */
 const ALL_TIME: Omit<ExportRange, 'accountId'> = { from: new Date(0), to: new Date('9999-12-31T00:00:00Z') };
 
-export const mayReadLedger = (user: SessionUser): boolean => user.organizationId === null || user.role === 'ORG_ADMIN';
-
 /** RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. */
 function csvField(value: string | number | null): string {
   const text = value === null ? '' : String(value);
@@ -67,7 +65,7 @@ export function registerLedgerPages(app: Hono<DashboardEnv>, deps: LedgerPageDep
 
   app.get('/ledger', async (c) => {
     const { user, csrfToken } = c.get('session');
-    if (!mayReadLedger(user)) return forbidden(c);
+    if (permits(c.get('session'), 'ledger.view')) return forbidden(c);
     const accountId = billingAccountOf(user);
     // Records expiries that fell due on an idle account, so the entries end at the balance shown.
     const balance = await deps.credits.expireDue(accountId);
@@ -127,7 +125,7 @@ export function registerLedgerPages(app: Hono<DashboardEnv>, deps: LedgerPageDep
 
   app.get('/ledger.csv', async (c) => {
     const { user } = c.get('session');
-    if (!mayReadLedger(user)) return forbidden(c);
+    if (permits(c.get('session'), 'ledger.view')) return forbidden(c);
     const accountId = billingAccountOf(user);
     await deps.credits.expireDue(accountId);
     const rows = deps.ledger({ ...ALL_TIME, accountId })[Symbol.asyncIterator]();

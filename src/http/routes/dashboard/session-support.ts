@@ -3,13 +3,23 @@
  * of its own scoped to /dashboard (the settings cookie is scoped to /api/settings, so a
  * browser never sends it here). A page without a live session redirects to the login form;
  * a form post must carry the session's CSRF token in `_csrf` (a cross-site page can make the
- * browser send the cookie, but cannot read the token from our pages).
+ * browser send the cookie, but cannot read the token from our pages). What a session may do
+ * is the permission table's answer, as for /api/settings: a page or form names its action,
+ * and a suspended user's or deactivated organisation's session ends at its next request.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { UsageScope } from '../../../application/audit/usage-by-day.ts';
-import type { ActiveSession, SessionService, SessionUser } from '../../../application/sessions/session-service.ts';
+import {
+  permits,
+  type ActiveSession,
+  type SessionRefusal,
+  type SessionService,
+  type SessionUser,
+} from '../../../application/sessions/session-service.ts';
+import type { PermissionAction } from '../../../domain/access/permissions.ts';
 import type { AppEnv } from '../../env.ts';
+import { sessionError } from '../../session-errors.ts';
 import { requestIsHttps, sameToken } from '../settings/session-support.ts';
 
 export const DASHBOARD_PATH = '/dashboard';
@@ -38,20 +48,42 @@ export function safeNext(next: string | undefined): string {
   return next !== undefined && /^\/dashboard(?:[/?]|$)/.test(next) && !next.includes('//') ? next : `${DASHBOARD_PATH}/keys`;
 }
 
-/** Pages: a live session, or a redirect to the login form that comes back here. */
-export function requireSession(sessions: SessionService): MiddlewareHandler<DashboardEnv> {
+/**
+ * Pages: a live session allowed `action`, or a redirect to the login form that comes back
+ * here. A session ended by its standing clears its cookie and says why.
+ */
+export function requireSession(sessions: SessionService, action: PermissionAction, trustProxy: boolean): MiddlewareHandler<DashboardEnv> {
   return async (c, next) => {
     const token = getCookie(c, DASHBOARD_COOKIE);
-    const session = token === undefined ? undefined : await sessions.resolve(token);
-    if (token === undefined || session === undefined) {
+    const authorized = token === undefined ? undefined : await sessions.authorize(token, action);
+    if (token === undefined || authorized === undefined || (!authorized.ok && authorized.refusal.tag === 'NoSession')) {
       const url = new URL(c.req.url);
       const back = c.req.method === 'GET' ? `${url.pathname}${url.search}` : `${DASHBOARD_PATH}/keys`;
       return c.redirect(`${DASHBOARD_PATH}/login?next=${encodeURIComponent(back)}`, 303);
     }
-    c.set('session', session);
+    if (!authorized.ok) {
+      const { refusal } = authorized;
+      // Suspension and deactivation have just ended the session; billing_inactive keeps it.
+      if (refusal.tag === 'NotPermitted' && refusal.reason !== 'BillingInactive') clearDashboardCookie(c, trustProxy);
+      return permissionRefused(c, refusal);
+    }
+    c.set('session', authorized.session);
     c.set('sessionToken', token);
     await next();
   };
+}
+
+/** A page or form that needs more than the section's right: asked of the session already resolved. */
+export function requirePermission(action: PermissionAction): MiddlewareHandler<DashboardEnv> {
+  return async (c, next) => {
+    const refusal = permits(c.get('session'), action);
+    if (refusal) return permissionRefused(c, refusal);
+    await next();
+  };
+}
+
+function permissionRefused(c: Context, refusal: SessionRefusal): Response {
+  return c.text(`Refused: ${sessionError(refusal).message}`, 403);
 }
 
 /** Form posts: the session's CSRF token in the `_csrf` field, compared in constant time. */

@@ -11,7 +11,7 @@ import type { WebhookEndpoints } from '../../../application/webhooks/webhook-end
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpointsError, type WebhookEventType } from '../../../domain/webhook/webhook-endpoints.ts';
 import { webhookError } from '../settings/webhook-schemas.ts';
 import { csrfInput, page, type Html } from './layout-support.ts';
-import { csrfRefused, DASHBOARD_PATH, formWithCsrf, type DashboardEnv } from './session-support.ts';
+import { csrfRefused, DASHBOARD_PATH, formWithCsrf, requirePermission, type DashboardEnv } from './session-support.ts';
 
 /** Latest deliveries shown per endpoint; GET /api/settings/webhooks/{id}/deliveries pages further. */
 const DELIVERIES_SHOWN = 5;
@@ -121,9 +121,9 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     return c.html(page({ title: 'Webhooks', section: 'webhooks', user, csrfToken }, content), status);
   };
 
-  app.get('/webhooks', (c) => render(c));
+  app.get('/webhooks', requirePermission('webhooks.list'), (c) => render(c));
 
-  app.post('/webhooks', async (c) => {
+  app.post('/webhooks', requirePermission('webhooks.create'), async (c) => {
     const form = await formWithCsrf(c);
     if (form === undefined) return csrfRefused(c);
     const eventTypes: WebhookEventType[] = WEBHOOK_EVENT_TYPES.filter((type) => form[`${EVENT_FIELD}${type}`] === 'on');
@@ -142,7 +142,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     return render(c, { kind: 'secret', title: `Endpoint registered: ${result.value.url}`, secret: result.value.secret }, 201);
   });
 
-  app.post('/webhooks/:id/rotate', async (c) => {
+  app.post('/webhooks/:id/rotate', requirePermission('webhooks.rotateSecret'), async (c) => {
     if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
     const result = await deps.webhooks.rotateSecret(billingAccountOf(c.get('session').user), c.req.param('id'), c.get('requestId'));
     if (!result.ok) {
@@ -156,7 +156,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     });
   });
 
-  app.post('/webhooks/:id/remove', async (c) => {
+  app.post('/webhooks/:id/remove', requirePermission('webhooks.remove'), async (c) => {
     if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
     const result = await deps.webhooks.remove(billingAccountOf(c.get('session').user), c.req.param('id'), c.get('requestId'));
     if (!result.ok) {

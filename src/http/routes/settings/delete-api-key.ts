@@ -9,7 +9,7 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { KeyIdParams, WRITE_SECURITY } from './schemas.ts';
+import { KeyIdParams, WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-support.ts';
 
@@ -32,12 +32,12 @@ const route = createRoute({
   request: { params: KeyIdParams },
   responses: {
     200: { description: 'Revoked.', content: { 'application/json': { schema: envelope(RevokeData) } } },
-    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'API_KEY_NOT_FOUND'),
+    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', ...SESSION_STANDING_ERRORS, 'CSRF_TOKEN_INVALID', 'API_KEY_NOT_FOUND'),
   },
 });
 
 export function registerRevokeApiKey(app: App, deps: RevokeKeyDeps): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('keys.revoke') }, async (c) => {
     const { id } = c.req.valid('param');
     const result = await deps.accounts.revokeKey(id, actorFor(c.get('session').user), c.get('requestId'));
     if (!result.ok) throw accountError(result.error);

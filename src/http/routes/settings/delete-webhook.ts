@@ -8,7 +8,7 @@ import { billingAccountOf } from '../../../application/credits/credits-service.t
 import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { WRITE_SECURITY } from './schemas.ts';
+import { WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import type { SessionGuards } from './session-support.ts';
 import { WebhookIdParams, webhookError } from './webhook-schemas.ts';
 
@@ -26,12 +26,19 @@ const route = createRoute({
   request: { params: WebhookIdParams },
   responses: {
     200: { description: 'Deleted.', content: { 'application/json': { schema: envelope(Deleted) } } },
-    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'WEBHOOK_ENDPOINT_NOT_FOUND'),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'ORG_ADMIN_REQUIRED',
+      'CSRF_TOKEN_INVALID',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+    ),
   },
 });
 
 export function registerDeleteWebhook(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('webhooks.remove') }, async (c) => {
     const { id } = c.req.valid('param');
     const result = await deps.webhooks.remove(billingAccountOf(c.get('session').user), id, c.get('requestId'));
     if (!result.ok) throw webhookError(result.error);

@@ -10,7 +10,7 @@ import { keyStanding } from '../../../domain/api-key/api-key.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { KeyModeSchema, READ_SECURITY } from './schemas.ts';
+import { KeyModeSchema, READ_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-support.ts';
 
@@ -44,14 +44,14 @@ const route = createRoute({
   security: READ_SECURITY,
   responses: {
     200: { description: 'Newest first.', content: { 'application/json': { schema: envelope(z.array(KeySummary)) } } },
-    ...errorResponses('SESSION_REQUIRED'),
+    ...errorResponses('SESSION_REQUIRED', ...SESSION_STANDING_ERRORS),
   },
 });
 
 const iso = (value: Date | string) => new Date(value).toISOString();
 
 export function registerListApiKeys(app: App, deps: ListKeysDeps): void {
-  app.openapi({ ...route, middleware: deps.guards.read }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.read('keys.list') }, async (c) => {
     const rows = await deps.accounts.listKeys(actorFor(c.get('session').user));
     const now = deps.clock.now().toISOString();
     const data = rows.map((row) => {

@@ -5,7 +5,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { READ_SECURITY, SessionUserSchema } from './schemas.ts';
+import { READ_SECURITY, SessionUserSchema, SESSION_STANDING_ERRORS } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-support.ts';
 
@@ -26,12 +26,12 @@ const route = createRoute({
   security: READ_SECURITY,
   responses: {
     200: { description: 'The live session.', content: { 'application/json': { schema: envelope(SessionData) } } },
-    ...errorResponses('SESSION_REQUIRED'),
+    ...errorResponses('SESSION_REQUIRED', ...SESSION_STANDING_ERRORS),
   },
 });
 
 export function registerGetSession(app: App, guards: SessionGuards): void {
-  app.openapi({ ...route, middleware: guards.read }, (c) => {
+  app.openapi({ ...route, middleware: guards.read('session.view') }, (c) => {
     const { user, csrfToken, expiresAt } = c.get('session');
     return c.json({ success: true as const, data: { user, csrfToken, expiresAt: expiresAt.toISOString() } }, 200);
   });

@@ -7,7 +7,7 @@ import type { App } from '../../app-types.ts';
 import { ApiError } from '../../api-error.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { READ_SECURITY } from './schemas.ts';
+import { READ_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import type { SessionGuards } from './session-support.ts';
 import { WebhookEventTypeSchema, WebhookIdParams } from './webhook-schemas.ts';
 
@@ -48,7 +48,13 @@ const route = createRoute({
   request: { params: WebhookIdParams, query: DeliveriesQuery },
   responses: {
     200: { description: 'Newest first.', content: { 'application/json': { schema: envelope(z.array(Delivery)) } } },
-    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', 'WEBHOOK_ENDPOINT_NOT_FOUND'),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'ORG_ADMIN_REQUIRED',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+    ),
   },
 });
 
@@ -56,7 +62,7 @@ export function registerListWebhookDeliveries(
   app: App,
   deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards },
 ): void {
-  app.openapi({ ...route, middleware: deps.guards.read }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.read('webhooks.deliveries') }, async (c) => {
     const { id } = c.req.valid('param');
     const { limit } = c.req.valid('query');
     const data = await deps.webhooks.deliveries(billingAccountOf(c.get('session').user), id, limit);

@@ -5,7 +5,7 @@ import { billingAccountOf } from '../../../application/credits/credits-service.t
 import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { READ_SECURITY } from './schemas.ts';
+import { READ_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import type { SessionGuards } from './session-support.ts';
 import { WebhookEndpointSchema } from './webhook-schemas.ts';
 
@@ -18,12 +18,12 @@ const route = createRoute({
   security: READ_SECURITY,
   responses: {
     200: { description: 'Oldest first.', content: { 'application/json': { schema: envelope(z.array(WebhookEndpointSchema)) } } },
-    ...errorResponses('SESSION_REQUIRED'),
+    ...errorResponses('SESSION_REQUIRED', ...SESSION_STANDING_ERRORS, 'ORG_ADMIN_REQUIRED'),
   },
 });
 
 export function registerListWebhooks(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
-  app.openapi({ ...route, middleware: deps.guards.read }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.read('webhooks.list') }, async (c) => {
     const data = await deps.webhooks.list(billingAccountOf(c.get('session').user));
     return c.json({ success: true as const, data }, 200);
   });

@@ -3,11 +3,13 @@
  * explicit list. They authenticate with the session cookie (plus X-CSRF-Token when they
  * change state), never with an API key.
  */
+import type { Context } from 'hono';
 import type { AccountsService } from '../../../application/accounts/accounts-service.ts';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
 import { registerRevokeApiKey } from './delete-api-key.ts';
 import { registerListApiKeys } from './get-api-keys.ts';
 import { registerGetSession } from './get-session.ts';
@@ -31,6 +33,8 @@ export interface SettingsDeps {
   readonly webhooks: WebhookEndpoints;
   /** Believe X-Forwarded-Proto (for the cookie's Secure flag): only behind our own proxy. */
   readonly trustProxy: boolean;
+  /** The client's address, for counting failed logins. */
+  readonly clientAddress: (c: Context<AppEnv>) => string;
 }
 
 export function registerSettingsRoutes(app: App, deps: SettingsDeps): void {
@@ -48,8 +52,8 @@ export function registerSettingsRoutes(app: App, deps: SettingsDeps): void {
   });
 
   const guards = sessionGuards(deps.sessions);
-  const { accounts, sessions, clock, trustProxy } = deps;
-  registerLogin(app, { sessions, clock, trustProxy });
+  const { accounts, sessions, clock, trustProxy, clientAddress } = deps;
+  registerLogin(app, { sessions, clock, trustProxy, clientAddress });
   registerLogout(app, { sessions, guards, trustProxy });
   registerGetSession(app, guards);
   registerListApiKeys(app, { accounts, guards, clock });

@@ -9,7 +9,7 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { IssuedKeySchema, KeyModeSchema, WRITE_SECURITY } from './schemas.ts';
+import { IssuedKeySchema, KeyModeSchema, WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-support.ts';
 
@@ -35,12 +35,19 @@ const route = createRoute({
   request: { body: { content: { 'application/json': { schema: CreateKeyBody } }, required: true } },
   responses: {
     201: { description: 'Created; fullKey is shown this once.', content: { 'application/json': { schema: envelope(IssuedKeySchema) } } },
-    ...errorResponses(...BODY_ERRORS, 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'EMAIL_NOT_VERIFIED', 'API_KEY_LIMIT_REACHED'),
+    ...errorResponses(
+      ...BODY_ERRORS,
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'CSRF_TOKEN_INVALID',
+      'EMAIL_NOT_VERIFIED',
+      'API_KEY_LIMIT_REACHED',
+    ),
   },
 });
 
 export function registerCreateApiKey(app: App, deps: CreateKeyDeps): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('keys.create') }, async (c) => {
     const { name, mode } = c.req.valid('json');
     const { user } = c.get('session');
     const result = await deps.accounts.createKey(user.userId, name, actorFor(user), c.get('requestId'), mode);

@@ -1,13 +1,17 @@
 /**
  * POST /api/settings/login: email and password for a dashboard session. The token goes
  * only into the HttpOnly cookie; the body carries the CSRF token the page must echo in
- * X-CSRF-Token. Unknown email and wrong password answer identically.
+ * X-CSRF-Token. Unknown email and wrong password answer identically. Failures slow and then
+ * lock further attempts per account and per address block; a suspended user or a
+ * deactivated organisation is told so, but only once the password was right.
  */
 import { createRoute, z } from '@hono/zod-openapi';
+import type { Context } from 'hono';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import type { Clock } from '../../../ports/clock.ts';
-import { ApiError } from '../../api-error.ts';
 import type { App } from '../../app-types.ts';
+import type { AppEnv } from '../../env.ts';
+import { loginError } from '../../session-errors.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { envelope } from '../../envelope.ts';
 import { setSessionCookie } from './session-support.ts';
@@ -16,6 +20,8 @@ export interface LoginDeps {
   readonly sessions: SessionService;
   readonly clock: Clock;
   readonly trustProxy: boolean;
+  /** The client's address: failed logins count against its block as well as the account. */
+  readonly clientAddress: (c: Context<AppEnv>) => string;
 }
 
 const LoginBody = z
@@ -50,15 +56,23 @@ const route = createRoute({
       description: 'Logged in; the Set-Cookie header carries the session.',
       content: { 'application/json': { schema: envelope(LoginData) } },
     },
-    ...errorResponses(...BODY_ERRORS, 'INVALID_CREDENTIALS'),
+    ...errorResponses(
+      ...BODY_ERRORS,
+      'INVALID_CREDENTIALS',
+      'LOGIN_THROTTLED',
+      'LOGIN_LOCKED',
+      'LOGIN_BUSY',
+      'ACCOUNT_SUSPENDED',
+      'ORGANIZATION_DEACTIVATED',
+    ),
   },
 });
 
 export function registerLogin(app: App, deps: LoginDeps): void {
   app.openapi(route, async (c) => {
     const { email, password } = c.req.valid('json');
-    const result = await deps.sessions.login(email, password);
-    if (!result.ok) throw new ApiError('INVALID_CREDENTIALS');
+    const result = await deps.sessions.login(email, password, deps.clientAddress(c));
+    if (!result.ok) throw loginError(result.error);
     const { token, userId, csrfToken, expiresAt } = result.value;
     const maxAge = Math.max(0, Math.floor((expiresAt.getTime() - deps.clock.now().getTime()) / 1000));
     setSessionCookie(c, token, maxAge, deps.trustProxy);

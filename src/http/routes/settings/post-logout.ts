@@ -6,7 +6,7 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { WRITE_SECURITY } from './schemas.ts';
+import { SESSION_STANDING_ERRORS, WRITE_SECURITY } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import { clearSessionCookie, type SessionGuards } from './session-support.ts';
 
@@ -28,12 +28,12 @@ const route = createRoute({
       description: 'Session ended and cookie cleared.',
       content: { 'application/json': { schema: envelope(z.object({ loggedOut: z.literal(true) })) } },
     },
-    ...errorResponses('SESSION_REQUIRED', 'CSRF_TOKEN_INVALID'),
+    ...errorResponses('SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', ...SESSION_STANDING_ERRORS),
   },
 });
 
 export function registerLogout(app: App, deps: LogoutDeps): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('session.end') }, async (c) => {
     await deps.sessions.logout(c.get('sessionToken'));
     clearSessionCookie(c, deps.trustProxy);
     return c.json({ success: true as const, data: { loggedOut: true as const } }, 200);

@@ -10,7 +10,7 @@ import { actorFor } from '../../../application/sessions/session-service.ts';
 import type { App } from '../../app-types.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { accountError } from '../../account-errors.ts';
-import { IssuedKeySchema, KeyIdParams, WRITE_SECURITY } from './schemas.ts';
+import { IssuedKeySchema, KeyIdParams, WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import { envelope } from '../../envelope.ts';
 import type { SessionGuards } from './session-support.ts';
 
@@ -42,12 +42,19 @@ const route = createRoute({
   request: { params: KeyIdParams },
   responses: {
     200: { description: 'Rotated; apiKey.fullKey is shown this once.', content: { 'application/json': { schema: envelope(RotateData) } } },
-    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'API_KEY_NOT_FOUND', 'API_KEY_NOT_ACTIVE'),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'CSRF_TOKEN_INVALID',
+      'API_KEY_NOT_FOUND',
+      'API_KEY_NOT_ACTIVE',
+    ),
   },
 });
 
 export function registerRotateApiKey(app: App, deps: RotateKeyDeps): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('keys.rotate') }, async (c) => {
     const { id } = c.req.valid('param');
     const result = await deps.accounts.rotateKey(id, actorFor(c.get('session').user), c.get('requestId'));
     if (!result.ok) throw accountError(result.error);

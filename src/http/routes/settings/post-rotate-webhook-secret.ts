@@ -9,7 +9,7 @@ import { billingAccountOf } from '../../../application/credits/credits-service.t
 import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { errorResponses } from '../../openapi-errors.ts';
-import { WRITE_SECURITY } from './schemas.ts';
+import { WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import type { SessionGuards } from './session-support.ts';
 import { WebhookIdParams, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
 
@@ -27,12 +27,19 @@ const route = createRoute({
   request: { params: WebhookIdParams },
   responses: {
     200: { description: 'Rotated; secret is shown this once.', content: { 'application/json': { schema: envelope(Rotated) } } },
-    ...errorResponses('VALIDATION_ERROR', 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'WEBHOOK_ENDPOINT_NOT_FOUND'),
+    ...errorResponses(
+      'VALIDATION_ERROR',
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'ORG_ADMIN_REQUIRED',
+      'CSRF_TOKEN_INVALID',
+      'WEBHOOK_ENDPOINT_NOT_FOUND',
+    ),
   },
 });
 
 export function registerRotateWebhookSecret(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('webhooks.rotateSecret') }, async (c) => {
     const { id } = c.req.valid('param');
     const result = await deps.webhooks.rotateSecret(billingAccountOf(c.get('session').user), id, c.get('requestId'));
     if (!result.ok) throw webhookError(result.error);

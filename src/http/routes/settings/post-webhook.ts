@@ -10,7 +10,7 @@ import { billingAccountOf } from '../../../application/credits/credits-service.t
 import type { App } from '../../app-types.ts';
 import { envelope } from '../../envelope.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
-import { WRITE_SECURITY } from './schemas.ts';
+import { WRITE_SECURITY, SESSION_STANDING_ERRORS } from './schemas.ts';
 import type { SessionGuards } from './session-support.ts';
 import { WebhookEndpointSchema, WebhookEventTypeSchema, WebhookModeSchema, WebhookSecretSchema, webhookError } from './webhook-schemas.ts';
 
@@ -38,12 +38,19 @@ const route = createRoute({
   request: { body: { content: { 'application/json': { schema: CreateWebhookBody } }, required: true } },
   responses: {
     201: { description: 'Registered; secret is shown this once.', content: { 'application/json': { schema: envelope(CreatedWebhook) } } },
-    ...errorResponses(...BODY_ERRORS, 'SESSION_REQUIRED', 'CSRF_TOKEN_INVALID', 'WEBHOOK_ENDPOINT_LIMIT_REACHED'),
+    ...errorResponses(
+      ...BODY_ERRORS,
+      'SESSION_REQUIRED',
+      ...SESSION_STANDING_ERRORS,
+      'ORG_ADMIN_REQUIRED',
+      'CSRF_TOKEN_INVALID',
+      'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+    ),
   },
 });
 
 export function registerCreateWebhook(app: App, deps: { readonly webhooks: WebhookEndpoints; readonly guards: SessionGuards }): void {
-  app.openapi({ ...route, middleware: deps.guards.write }, async (c) => {
+  app.openapi({ ...route, middleware: deps.guards.write('webhooks.create') }, async (c) => {
     const { url, eventTypes, mode } = c.req.valid('json');
     const result = await deps.webhooks.register(
       billingAccountOf(c.get('session').user),

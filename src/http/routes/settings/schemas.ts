@@ -6,6 +6,7 @@
 import { z } from '@hono/zod-openapi';
 import { TIERS } from '../../../domain/access/tiers.ts';
 import { KEY_MODES } from '../../../domain/api-key/api-key.ts';
+import type { ErrorCode } from '../../error-codes.ts';
 
 export const SESSION_SECURITY = 'dashboardSession';
 export const CSRF_SECURITY = 'csrfToken';
@@ -13,6 +14,13 @@ export const CSRF_SECURITY = 'csrfToken';
 /** Security requirement of read routes, and of state-changing routes. */
 export const READ_SECURITY = [{ [SESSION_SECURITY]: [] }];
 export const WRITE_SECURITY = [{ [SESSION_SECURITY]: [], [CSRF_SECURITY]: [] }];
+
+/** Every session route may find the standing changed since login: a suspended or deactivated one also ends the session. */
+export const SESSION_STANDING_ERRORS = [
+  'ACCOUNT_SUSPENDED',
+  'ORGANIZATION_DEACTIVATED',
+  'BILLING_INACTIVE',
+] as const satisfies readonly ErrorCode[];
 
 export const KeyIdParams = z.object({
   id: z

@@ -3,11 +3,15 @@
  * scoped to /api/settings, Secure over HTTPS) and the route middleware that turns it into
  * the logged-in user. State-changing routes also need X-CSRF-Token equal to the session's
  * token: a cross-site page can make the browser send the cookie, but cannot read the token.
+ * Each route names its action: the session service answers from the permission table with the
+ * standing read on this request, so a suspended user's session ends at its next request.
  */
 import type { Context, MiddlewareHandler } from 'hono';
 import { deleteCookie, getCookie, setCookie } from 'hono/cookie';
 import type { ActiveSession, SessionService } from '../../../application/sessions/session-service.ts';
+import type { PermissionAction } from '../../../domain/access/permissions.ts';
 import { ApiError } from '../../api-error.ts';
+import { sessionError } from '../../session-errors.ts';
 import type { AppEnv } from '../../env.ts';
 
 export const SESSION_COOKIE = 'session';
@@ -20,10 +24,10 @@ export interface SessionEnv {
 }
 
 export interface SessionGuards {
-  /** Read-only routes: a live session. */
-  readonly read: MiddlewareHandler<SessionEnv>;
-  /** State-changing routes: a live session and its CSRF token. */
-  readonly write: MiddlewareHandler<SessionEnv>;
+  /** Read-only routes: a live session allowed `action`. */
+  readonly read: (action: PermissionAction) => MiddlewareHandler<SessionEnv>;
+  /** State-changing routes: a live session allowed `action`, and its CSRF token. */
+  readonly write: (action: PermissionAction) => MiddlewareHandler<SessionEnv>;
 }
 
 /** HTTPS as the client saw it; X-Forwarded-Proto counts only behind a trusted proxy. */
@@ -57,11 +61,14 @@ export function clearSessionCookie(c: Context, trustProxy: boolean): void {
 
 export function sessionGuards(sessions: SessionService): SessionGuards {
   const guard =
-    (checkCsrf: boolean): MiddlewareHandler<SessionEnv> =>
+    (checkCsrf: boolean) =>
+    (action: PermissionAction): MiddlewareHandler<SessionEnv> =>
     async (c, next) => {
       const token = getCookie(c, SESSION_COOKIE);
-      const session = token === undefined ? undefined : await sessions.resolve(token);
-      if (token === undefined || session === undefined) throw new ApiError('SESSION_REQUIRED');
+      if (token === undefined) throw new ApiError('SESSION_REQUIRED');
+      const authorized = await sessions.authorize(token, action);
+      if (!authorized.ok) throw sessionError(authorized.refusal);
+      const { session } = authorized;
       if (checkCsrf && !sameToken(c.req.header(CSRF_HEADER) ?? '', session.csrfToken)) throw new ApiError('CSRF_TOKEN_INVALID');
       c.set('session', session);
       c.set('sessionToken', token);
