@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { decideAccess } from '../../src/domain/access/access.ts';
+import { rule } from '../support/decider-spec.ts';
 import {
   ACCOUNT_STANDINGS,
   accountStanding,
@@ -110,5 +111,15 @@ describe('permission table', () => {
       'BillingInactive',
     );
     assert.equal(decideAccess({ key, user, organization: { status: 'deactivated' } }, policy, now), 'OrganizationDeactivated');
+  });
+
+  it('states the issue’s cases as given/when/then: standing before role', () => {
+    const permission = rule(decidePermission);
+    permission.when('keys.rotate', { role: 'ORG_ADMIN', standing: 'suspended' }).then({ allowed: false, reason: 'AccountSuspended' });
+    permission.when('webhooks.create', { role: 'MEMBER', standing: 'active' }).then({ allowed: false, reason: 'OrgAdminRequired' });
+    permission
+      .when('webhooks.create', { role: 'MEMBER', standing: 'organization_deactivated' })
+      .then({ allowed: false, reason: 'OrganizationDeactivated' });
+    permission.when('keys.revoke', { role: 'MEMBER', standing: 'billing_inactive' }).then({ allowed: true });
   });
 });
