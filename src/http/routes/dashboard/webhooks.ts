@@ -72,7 +72,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                     Disabled on ${endpoint.disabled.at.replace('T', ' ').slice(0, 16)} UTC: ${endpoint.disabled.reason}. Nothing is sent
                     until you enable it.
                   </p>
-                  ${action('enable', 'Enable', 'primary')}`
+                  ${action('enable', 'Enable', 'secondary')}`
               : ''
           }
           ${action('rotate', 'Rotate secret', 'secondary')} ${action('remove', 'Remove', 'danger')}
