@@ -439,7 +439,10 @@ export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDel
     resolver: options.resolver,
     userAgent: options.userAgent,
   });
-  return new WebhookDeliveries({ db: options.db, sender, secrets: webhookSecrets(options.keyHashSecret),
+  return new WebhookDeliveries({
+    db: options.db,
+    sender,
+    secrets: webhookSecrets(options.keyHashSecret),
     clock: options.clock,
     disabling: options.disabling,
   });

@@ -262,10 +262,15 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
   });
   // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
-  const webhookProjector = new ProjectorRunner(database.maintenance, application.store, webhookOutbox(choices.webhookOutbox, webhookFairness(config)), {
-    now: () => clock.now(),
-    onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
-  });
+  const webhookProjector = new ProjectorRunner(
+    database.maintenance,
+    application.store,
+    webhookOutbox(choices.webhookOutbox, webhookFairness(config)),
+    {
+      now: () => clock.now(),
+      onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
+    },
+  );
   const webhookDispatcher = new PeriodicTask(() => webhooks.dispatcher.dispatch(), {
     intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
     onError: (err) => logger.warn({ err }, 'webhook dispatch failed; will retry'),

@@ -1,12 +1,7 @@
 /** The webhook fairness policy, without IO: round-robin starts, per-account limits, the pending cap, disabling. */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  admitsDelivery,
-  disablingReason,
-  planStarts,
-  type WaitingDelivery,
-} from '../../src/domain/webhook/fair-delivery.ts';
+import { admitsDelivery, disablingReason, planStarts, type WaitingDelivery } from '../../src/domain/webhook/fair-delivery.ts';
 
 const waiting = (accountId: string, n: number): WaitingDelivery[] =>
   Array.from({ length: n }, (_, i) => ({ deliveryId: `${accountId}-${String(i)}`, accountId }));

@@ -13,8 +13,6 @@ export interface FairDeliveryLimits {
   readonly pendingCap: number;
 }
 
-export const DEFAULT_FAIR_DELIVERY_LIMITS: FairDeliveryLimits = { perAccountInFlight: 2, pendingCap: 1_000 };
-
 export interface WaitingDelivery {
   readonly deliveryId: string;
   readonly accountId: string;
@@ -41,7 +39,7 @@ export function planStarts(
   const room = new Map<string, number>();
   for (const accountId of queues.keys()) room.set(accountId, Math.max(0, perAccountInFlight - (inFlight.get(accountId) ?? 0)));
   const planned: WaitingDelivery[] = [];
-  for (let progressed = true; progressed && planned.length < budget; ) {
+  for (let progressed = true; progressed && planned.length < budget;) {
     progressed = false;
     for (const [accountId, queue] of queues) {
       if (planned.length >= budget) break;
@@ -61,15 +59,13 @@ export function admitsDelivery(pending: number, pendingCap: number): boolean {
   return pending < pendingCap;
 }
 
+/** Stripe's practice: an endpoint failing for days is switched off, not retried for ever (defaults in config.ts). */
 export interface EndpointDisabling {
   /** Consecutive failed attempts (no answer, a non-2xx answer, a refused address) before it is disabled... */
   readonly afterFailures: number;
   /** ...and failing continuously for at least this long (the first of those failures to the last). */
   readonly afterMs: number;
 }
-
-/** Stripe's practice: an endpoint failing for days is switched off, not retried for ever. */
-export const DEFAULT_ENDPOINT_DISABLING: EndpointDisabling = { afterFailures: 50, afterMs: 3 * 86_400_000 };
 
 export interface EndpointFailures {
   /** Consecutive failures, the one just recorded included. */
