@@ -58,10 +58,24 @@ export class WebhookDeliveries {
     const target = await db
       .selectFrom('webhookDeliveries as d')
       .innerJoin('webhookEndpoints as e', 'e.endpointId', 'd.endpointId')
-      .select(['d.status', 'd.payload', 'd.endpointId', 'e.url', 'e.sealedSecret', 'e.previousSealedSecret', 'e.previousValidUntil'])
+      .select([
+        'd.status',
+        'd.payload',
+        'd.endpointId',
+        'e.url',
+        'e.sealedSecret',
+        'e.previousSealedSecret',
+        'e.previousValidUntil',
+        'e.disabledAt',
+      ])
       .where('d.deliveryId', '=', deliveryId)
       .executeTakeFirst();
     if (!target || target.status !== 'pending') return { kind: 'settled' };
+    // Recorded as its endpoint was being disabled: cancelled like the endpoint's other pending ones.
+    if (target.disabledAt !== null) {
+      await this.#cancel(db, target.endpointId, clock.now());
+      return { kind: 'settled' };
+    }
     const now = clock.now();
     await db
       .updateTable('webhookDeliveries')
@@ -144,13 +158,17 @@ export class WebhookDeliveries {
         .where('disabledAt', 'is', null)
         .executeTakeFirst();
       if (Number(disabled.numUpdatedRows) === 0) return;
-      await trx
-        .updateTable('webhookDeliveries')
-        .set({ status: 'cancelled', finishedAt: now, lastError: 'its endpoint was disabled' })
-        .where('endpointId', '=', endpointId)
-        .where('status', '=', 'pending')
-        .execute();
+      await this.#cancel(trx, endpointId, now);
     });
+  }
+
+  async #cancel(db: Db, endpointId: string, now: Date): Promise<void> {
+    await db
+      .updateTable('webhookDeliveries')
+      .set({ status: 'cancelled', finishedAt: now, lastError: 'its endpoint was disabled' })
+      .where('endpointId', '=', endpointId)
+      .where('status', '=', 'pending')
+      .execute();
   }
 
   /**
