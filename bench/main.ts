@@ -17,6 +17,7 @@ import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
+import { benchWebhookFairness, printWebhookFairness } from './webhook-fairness.bench.ts';
 import { median, table } from './stats.ts';
 
 const adminUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
@@ -232,6 +233,11 @@ if (analysis) {
 } else {
   console.log('\n(Analysis skipped: no Temporal CLI at TEMPORAL_CLI_PATH, on PATH or at ../shared/bin/temporal)');
 }
+
+const fairness = await benchWebhookFairness();
+console.log(
+  fairness ? `\n${printWebhookFairness(fairness)}` : '\n(Webhook fairness skipped: needs TEST_DATABASE_URL and the Temporal CLI)',
+);
 
 if (clusterMissing) console.log(`\n(Cluster benchmark skipped: ${clusterMissing})`);
 else {

@@ -352,7 +352,9 @@ export function workersOn(engine: WorkflowEngine, choices: WorkerChoices): Worke
       });
       run(bundle, 'analysis', queues.analysis, analysis, { analyser: choices.analyser.model }, config.TEMPORAL_WORKER_ACTIVITY_CONCURRENCY);
       const deliveries = adapters.webhooks;
-      if (deliveries && queues.webhooks) run(bundle, 'webhook', queues.webhooks, createWebhookActivities({ deliveries }), {});
+      // Attempts mostly wait on the network: many slots, each account's share bounded by the dispatcher.
+      if (deliveries && queues.webhooks)
+        run(bundle, 'webhook', queues.webhooks, createWebhookActivities({ deliveries }), {}, config.WEBHOOK_WORKER_SLOTS);
       const timeline = adapters.timeline;
       if (!timeline) return;
       const timelineActivities = createTimelineActivities({

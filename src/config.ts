@@ -217,6 +217,23 @@ const schema = z.object({
     .transform((v) => (v === undefined ? undefined : v === 'true')),
   /** One delivery attempt, connection to last byte. */
   WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(10_000),
+  /** Establishing an attempt's connection (TCP and TLS): an address that does not answer fails fast, not after the whole timeout. */
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(50).max(60_000).default(2_000),
+  /** Delivery workflows one account may have running at once (attempting or waiting out a backoff); the rest wait in the outbox. */
+  WEBHOOK_ACCOUNT_IN_FLIGHT: z.coerce.number().int().min(1).max(100).default(4),
+  /** Pending deliveries one account may have; a fact beyond it is recorded as a `dropped` delivery, never attempted. */
+  WEBHOOK_ACCOUNT_PENDING_CAP: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
+  /** Attempts one worker process runs at once: above the in-flight limit times the accounts expected to be failing together. */
+  WEBHOOK_WORKER_SLOTS: z.coerce.number().int().min(1).max(1_000).default(64),
+  /** An endpoint is disabled after this many failed attempts in a row... */
+  WEBHOOK_DISABLE_AFTER_FAILURES: z.coerce.number().int().min(1).max(100_000).default(50),
+  /** ...spanning at least this long (first failure of the run to the last). */
+  WEBHOOK_DISABLE_AFTER_MS: z.coerce
+    .number()
+    .int()
+    .min(0)
+    .max(30 * 86_400_000)
+    .default(3 * 86_400_000),
   /** Bytes of a receiver's answer read before the attempt is abandoned as failed. */
   WEBHOOK_MAX_RESPONSE_BYTES: z.coerce.number().int().min(0).max(10_485_760).default(65_536),
   /** Temporal's retry policy for attempts: first retry after the initial interval, then times the coefficient, capped. */
@@ -224,8 +241,11 @@ const schema = z.object({
   WEBHOOK_RETRY_BACKOFF: z.coerce.number().min(1).max(10).default(4),
   WEBHOOK_RETRY_MAX_INTERVAL_MS: z.coerce.number().int().min(10).max(86_400_000).default(10_800_000),
   WEBHOOK_MAX_ATTEMPTS: z.coerce.number().int().min(1).max(50).default(12),
-  /** How often recorded deliveries are looked for and their workflows started. */
-  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(1_000),
+  /**
+   * How often recorded deliveries are looked for and their workflows started. Short: an
+   * account's throughput is about WEBHOOK_ACCOUNT_IN_FLIGHT deliveries per pass.
+   */
+  WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(250),
   /** Deliveries that ended (delivered, failed, cancelled) are deleted this many days after they ended. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
 });

@@ -90,6 +90,7 @@ import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender.ts';
 import { webhookSecrets } from './adapters/webhooks/signing.ts';
 import type { WebhookWorkflows } from './ports/webhooks.ts';
+import type { EndpointDisabling, FairDeliveryLimits } from './domain/webhook/fair-delivery.ts';
 import type { Resolver } from './adapters/network/address-guard.ts';
 
 /** Every inline projection, in one list: the API and the worker must keep the same read models in step. */
@@ -434,8 +435,11 @@ export interface WebhookDeliveryOptions {
   /** Development setting: http endpoints, and deliveries to loopback and private addresses. */
   readonly allowInsecureUrls: boolean;
   readonly timeoutMs: number;
+  readonly connectTimeoutMs: number;
   readonly maxResponseBytes: number;
   readonly userAgent: string;
+  /** When an endpoint that keeps failing is disabled. */
+  readonly disabling: EndpointDisabling;
   /** Name resolution for the address guard; unset: the system's. */
   readonly resolver?: Resolver;
 }
@@ -444,18 +448,26 @@ export interface WebhookDeliveryOptions {
 export function webhookDeliveriesOf(options: WebhookDeliveryOptions): WebhookDeliveries {
   const sender = new HttpWebhookSender({
     timeoutMs: options.timeoutMs,
+    connectTimeoutMs: options.connectTimeoutMs,
     maxResponseBytes: options.maxResponseBytes,
     addresses: options.allowInsecureUrls ? 'public-or-loopback' : 'public',
     resolver: options.resolver,
     userAgent: options.userAgent,
   });
-  return new WebhookDeliveries({ db: options.db, sender, secrets: webhookSecrets(options.keyHashSecret), clock: options.clock });
+  return new WebhookDeliveries({
+    db: options.db,
+    sender,
+    secrets: webhookSecrets(options.keyHashSecret),
+    clock: options.clock,
+    disabling: options.disabling,
+  });
 }
 
 export interface WebhookWiringOptions extends WebhookDeliveryOptions {
   readonly store: EventStore<Trx>;
   readonly ids: IdGenerator;
   readonly workflows: WebhookWorkflows;
+  readonly fairness: FairDeliveryLimits;
   readonly onDispatchError: (deliveryId: string, error: unknown) => void;
 }
 
@@ -478,9 +490,10 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     workflows: options.workflows,
     clock: options.clock,
     watchAfterMs: WEBHOOK_WATCH_AFTER_MS,
+    perAccountInFlight: options.fairness.perAccountInFlight,
     onDeliveryError: options.onDispatchError,
   });
-  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox({ mode: 'live' }) };
+  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox({ mode: 'live' }, options.fairness) };
 }
 
 export type WebhookWiring = ReturnType<typeof wireWebhooks>;

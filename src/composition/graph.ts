@@ -40,7 +40,7 @@ import type { AppEnv } from '../http/env.ts';
 import type { Clock, IdGenerator } from '../ports/clock.ts';
 import type { Adapters } from './adapters.ts';
 import { liveChoices } from './mode-choices.ts';
-import { watchdogBounds, webhookSending } from './settings.ts';
+import { watchdogBounds, webhookFairness, webhookSending } from './settings.ts';
 import type { BackgroundTask } from './lifecycle.ts';
 import type { ActivityAdapters } from '../compose-workflows.ts';
 import type { AnalysisWiring, Application, TimelineWiring, WebhookWiring } from '../wiring.ts';
@@ -260,13 +260,19 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     ...webhookSending(config),
     resolver: adapters.resolver,
     workflows: workflowRuntime.webhookWorkflows,
+    fairness: webhookFairness(config),
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
   });
   // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
-  const webhookProjector = new ProjectorRunner(database.maintenance, application.store, webhookOutbox(choices.webhookOutbox), {
-    now: () => clock.now(),
-    onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
-  });
+  const webhookProjector = new ProjectorRunner(
+    database.maintenance,
+    application.store,
+    webhookOutbox(choices.webhookOutbox, webhookFairness(config)),
+    {
+      now: () => clock.now(),
+      onError: (err) => logger.warn({ err }, 'webhook projection failed; will retry'),
+    },
+  );
   const webhookDispatcher = new PeriodicTask(() => webhooks.dispatcher.dispatch(), {
     intervalMs: config.WEBHOOK_DISPATCH_INTERVAL_MS,
     onError: (err) => logger.warn({ err }, 'webhook dispatch failed; will retry'),

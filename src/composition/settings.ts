@@ -5,6 +5,7 @@
  */
 import type { Config } from '../config.ts';
 import { isLoopbackHost, type AddressPolicy } from '../domain/network/address-class.ts';
+import type { FairDeliveryLimits } from '../domain/webhook/fair-delivery.ts';
 import type { WorkflowWatchdogBounds } from '../wiring.ts';
 
 export function watchdogBounds(config: Config): WorkflowWatchdogBounds {
@@ -31,7 +32,14 @@ export function webhookSending(config: Config) {
   return {
     allowInsecureUrls: insecureUrlsAllowed(config),
     timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+    connectTimeoutMs: config.WEBHOOK_CONNECT_TIMEOUT_MS,
+    disabling: { afterFailures: config.WEBHOOK_DISABLE_AFTER_FAILURES, afterMs: config.WEBHOOK_DISABLE_AFTER_MS },
     maxResponseBytes: config.WEBHOOK_MAX_RESPONSE_BYTES,
     userAgent: `court-records-webhooks/${config.APP_VERSION}`,
   };
+}
+
+/** The fairness bounds between accounts' deliveries (domain/webhook/fair-delivery.ts). */
+export function webhookFairness(config: Config): FairDeliveryLimits {
+  return { perAccountInFlight: config.WEBHOOK_ACCOUNT_IN_FLIGHT, pendingCap: config.WEBHOOK_ACCOUNT_PENDING_CAP };
 }

@@ -30,7 +30,7 @@ export interface Database {
   caseAnalyses: InferSelectModel<typeof schema.caseAnalyses>;
   consolidatedAnalyses: InferSelectModel<typeof schema.consolidatedAnalyses>;
   timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;
-  webhookEndpoints: WithDefaults<InferSelectModel<typeof schema.webhookEndpoints>, 'mode'>;
+  webhookEndpoints: WithDefaults<InferSelectModel<typeof schema.webhookEndpoints>, 'mode' | 'consecutiveFailures'>;
   webhookDeliveries: WithDefaults<InferSelectModel<typeof schema.webhookDeliveries>, 'workflowStarted' | 'attempts'>;
 }
 

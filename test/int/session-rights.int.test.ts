@@ -158,6 +158,14 @@ for (const factory of databases) {
         call: (s, f) => settings('POST', `/api/settings/webhooks/${f.endpoints[0]!}/rotate-secret`, s),
       },
       {
+        name: 'POST /api/settings/webhooks/{id}/enable',
+        surface: 'settings',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 200,
+        call: (s, f) => settings('POST', `/api/settings/webhooks/${f.endpoints[0]!}/enable`, s),
+      },
+      {
         name: 'DELETE /api/settings/webhooks/{id}',
         surface: 'settings',
         roles: OWNERS,
@@ -247,6 +255,14 @@ for (const factory of databases) {
         standings: 'A',
         ok: 200,
         call: (s, f) => page(`/dashboard/webhooks/${f.endpoints[2]!}/rotate`, s, {}),
+      },
+      {
+        name: 'POST /dashboard/webhooks/:id/enable',
+        surface: 'dashboard',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 200,
+        call: (s, f) => page(`/dashboard/webhooks/${f.endpoints[2]!}/enable`, s, {}),
       },
       {
         name: 'POST /dashboard/webhooks/:id/remove',

@@ -458,6 +458,7 @@ for (const factory of databases) {
         }),
         clock: systemClock,
         watchAfterMs: 60_000,
+        perAccountInFlight: 2,
         onDeliveryError: (id, error) => assert.fail(`${id}: ${String(error)}`),
       });
       const passes = await Promise.all([t.webhooks.dispatcher.dispatch(), rival.dispatch(), t.webhooks.dispatcher.dispatch()]);
@@ -745,7 +746,7 @@ describe('the webhook sender', () => {
     await receiver.close();
     await new Promise<void>((resolve) => big.close(() => resolve()));
   });
-  const options = { timeoutMs: 2_000, maxResponseBytes: 1024, userAgent: 'test' };
+  const options = { timeoutMs: 2_000, connectTimeoutMs: 1_000, maxResponseBytes: 1024, userAgent: 'test' };
 
   it('refuses loopback by literal address and by a name that resolves to it, sending nothing', async () => {
     const strict = new HttpWebhookSender({ ...options, addresses: 'public' });

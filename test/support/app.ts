@@ -126,6 +126,8 @@ export interface TestAppOptions {
   readonly timelineWorkflows?: TimelineWorkflows;
   /** Webhook deliveries' workflows (the real engine in the webhook tests); none by default. */
   readonly webhookWorkflows?: WebhookWorkflows;
+  /** WEBHOOK_* settings over the harness's (fairness limits, disabling thresholds, timeouts). */
+  readonly webhookSettings?: Readonly<Record<`WEBHOOK_${string}`, string>>;
   /** Whether a court portal is configured for live fetches (default false: refresh true answers 502). */
   readonly livePortal?: boolean;
   /** METRICS_TOKEN of GET /ops/metrics (default unset: loopback callers only, the x-test-client header standing in for the socket). */
@@ -192,6 +194,7 @@ function testConfig(options: TestAppOptions) {
     // Tests deliver to receivers on loopback over http: the development setting.
     WEBHOOK_ALLOW_INSECURE_URLS: 'true',
     WEBHOOK_TIMEOUT_MS: '2000',
+    ...options.webhookSettings,
     CORPUS_DIR: corpusDir,
     LOGIN_HASH_CONCURRENCY: options.loginHashes ? String(options.loginHashes.concurrency) : undefined,
     LOGIN_HASH_QUEUE: options.loginHashes ? String(options.loginHashes.queue) : undefined,

@@ -38,6 +38,7 @@ const EXPECTED: Record<PermissionAction, { roles: PermissionRole[]; standings: s
   'webhooks.deliveries': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'AB' },
   'webhooks.create': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
   'webhooks.rotateSecret': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
+  'webhooks.enable': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
   'webhooks.remove': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'AB' },
   'api.call': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'A' },
 };

@@ -2,7 +2,9 @@
  * WebhookSender over node:http(s). Where a delivery may connect is the address guard's
  * (adapters/network/address-guard.ts): literal hosts are vetted before the request and names at
  * the socket's own lookup, every address they resolve to. Redirects are answers, never
- * followed. Every answer is bounded: a timeout on the whole exchange and a cap on the bytes
+ * followed. Every answer is bounded: a short timeout on establishing the connection (an
+ * address that never completes a handshake fails in seconds, freeing the attempt's slot),
+ * a timeout on the whole exchange and a cap on the bytes
  * read (the body is discarded: only the status matters, and a receiver's text is not ours
  * to keep). No connection is pooled, so none outlives the check it was made under.
  */
@@ -14,6 +16,8 @@ import { AddressGuard, systemResolver, type Resolver } from '../network/address-
 
 export interface HttpWebhookSenderOptions {
   readonly timeoutMs: number;
+  /** Until the connection is established (TLS included for https). */
+  readonly connectTimeoutMs: number;
   readonly maxResponseBytes: number;
   /** `public-or-loopback` only in the development setting (a receiver on this machine). */
   readonly addresses: AddressPolicy;
@@ -61,6 +65,14 @@ export class HttpWebhookSender implements WebhookSender {
         response.on('error', reject);
       });
       request.on('error', reject);
+      request.once('socket', (socket) => {
+        const timer = setTimeout(
+          () => request.destroy(Object.assign(new Error('the connection was not established in time'), { code: 'ECONNECT_TIMEOUT' })),
+          this.options.connectTimeoutMs,
+        );
+        socket.once(target.protocol === 'https:' ? 'secureConnect' : 'connect', () => clearTimeout(timer));
+        socket.once('close', () => clearTimeout(timer));
+      });
       request.end(payload);
     });
   }

@@ -10,6 +10,7 @@
 import { sql } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { outcomeOfStatus, type DeliveryOutcome } from '../../domain/webhook/delivery-outcome.ts';
+import { disablingReason, type EndpointDisabling, type WaitingDelivery } from '../../domain/webhook/fair-delivery.ts';
 import type { Clock } from '../../ports/clock.ts';
 import { WebhookAddressRefusedError, type WebhookSecrets, type WebhookSender } from '../../ports/webhooks.ts';
 
@@ -48,6 +49,7 @@ export class WebhookDeliveries {
       readonly sender: WebhookSender;
       readonly secrets: WebhookSecrets;
       readonly clock: Clock;
+      readonly disabling: EndpointDisabling;
     },
   ) {}
 
@@ -56,10 +58,24 @@ export class WebhookDeliveries {
     const target = await db
       .selectFrom('webhookDeliveries as d')
       .innerJoin('webhookEndpoints as e', 'e.endpointId', 'd.endpointId')
-      .select(['d.status', 'd.payload', 'e.url', 'e.sealedSecret', 'e.previousSealedSecret', 'e.previousValidUntil'])
+      .select([
+        'd.status',
+        'd.payload',
+        'd.endpointId',
+        'e.url',
+        'e.sealedSecret',
+        'e.previousSealedSecret',
+        'e.previousValidUntil',
+        'e.disabledAt',
+      ])
       .where('d.deliveryId', '=', deliveryId)
       .executeTakeFirst();
     if (!target || target.status !== 'pending') return { kind: 'settled' };
+    // Recorded as its endpoint was being disabled: cancelled like the endpoint's other pending ones.
+    if (target.disabledAt !== null) {
+      await this.#cancel(db, target.endpointId, clock.now());
+      return { kind: 'settled' };
+    }
     const now = clock.now();
     await db
       .updateTable('webhookDeliveries')
@@ -86,6 +102,7 @@ export class WebhookDeliveries {
         lastResponseStatus: null,
         lastOutcome: refused ? 'address_refused' : 'no_answer',
       });
+      await this.#failed(target.endpointId);
       return refused ? { kind: 'refused', reason } : { kind: 'retry', reason };
     }
     const lastOutcome = outcomeOfStatus(status);
@@ -97,11 +114,61 @@ export class WebhookDeliveries {
         status: 'delivered',
         finishedAt: clock.now(),
       });
+      await db
+        .updateTable('webhookEndpoints')
+        .set({ consecutiveFailures: 0, failingSince: null })
+        .where('endpointId', '=', target.endpointId)
+        .where('consecutiveFailures', '>', 0)
+        .execute();
       return { kind: 'delivered', status };
     }
     const reason = `the receiver answered ${String(status)}`;
     await this.#record(deliveryId, { lastError: reason, lastResponseStatus: status, lastOutcome });
+    await this.#failed(target.endpointId);
     return { kind: 'retry', reason };
+  }
+
+  /**
+   * Counts a failed attempt against its endpoint; once the run of failures passes the
+   * disabling policy, the endpoint is disabled with the reason and its pending deliveries
+   * are cancelled (their workflows find them settled). One statement each, so attempts on
+   * several workers count every failure.
+   */
+  async #failed(endpointId: string): Promise<void> {
+    const { db, clock } = this.deps;
+    const now = clock.now();
+    const run = await db
+      .updateTable('webhookEndpoints')
+      .set((eb) => ({
+        consecutiveFailures: eb('consecutiveFailures', '+', 1),
+        failingSince: eb.fn.coalesce('failingSince', eb.val(now)),
+      }))
+      .where('endpointId', '=', endpointId)
+      .where('disabledAt', 'is', null)
+      .returning(['consecutiveFailures', 'failingSince'])
+      .executeTakeFirst();
+    if (!run?.failingSince) return;
+    const reason = disablingReason({ consecutive: run.consecutiveFailures, since: run.failingSince }, now, this.deps.disabling);
+    if (reason === null) return;
+    await db.transaction().execute(async (trx) => {
+      const disabled = await trx
+        .updateTable('webhookEndpoints')
+        .set({ disabledAt: now, disabledReason: reason })
+        .where('endpointId', '=', endpointId)
+        .where('disabledAt', 'is', null)
+        .executeTakeFirst();
+      if (Number(disabled.numUpdatedRows) === 0) return;
+      await this.#cancel(trx, endpointId, now);
+    });
+  }
+
+  async #cancel(db: Db, endpointId: string, now: Date): Promise<void> {
+    await db
+      .updateTable('webhookDeliveries')
+      .set({ status: 'cancelled', finishedAt: now, lastError: 'its endpoint was disabled' })
+      .where('endpointId', '=', endpointId)
+      .where('status', '=', 'pending')
+      .execute();
   }
 
   /**
@@ -150,17 +217,69 @@ export class WebhookDeliveries {
       .execute();
   }
 
-  /** Deliveries the projector recorded whose workflow was not seen to start (the outbox). */
-  async unstarted(limit: number): Promise<DeliveryRef[]> {
-    return this.deps.db
+  /**
+   * Deliveries the projector recorded whose workflow was not started (the outbox): each
+   * account's `perAccount` oldest, oldest first, at most `limit`; an account's long backlog
+   * thus never hides another account's waiting deliveries from the dispatcher.
+   */
+  async unstarted(perAccount: number, limit: number): Promise<WaitingDelivery[]> {
+    const ranked = this.deps.db
       .selectFrom('webhookDeliveries')
-      .select(['deliveryId', 'accountId'])
+      .select(['deliveryId', 'accountId', 'createdAt'])
+      .select(sql<number>`row_number() over (partition by account_id order by created_at, delivery_id)`.as('rank'))
       .where('workflowStarted', '=', false)
       .where('status', '=', 'pending')
+      .as('ranked');
+    return this.deps.db
+      .selectFrom(ranked)
+      .select(['deliveryId', 'accountId'])
+      .where('rank', '<=', perAccount)
       .orderBy('createdAt')
       .orderBy('deliveryId')
       .limit(limit)
       .execute();
+  }
+
+  /** Each account's deliveries whose workflows run (started and still pending). */
+  async inFlight(accountIds: readonly string[]): Promise<Map<string, number>> {
+    if (accountIds.length === 0) return new Map();
+    const rows = await this.deps.db
+      .selectFrom('webhookDeliveries')
+      .select(['accountId', (eb) => eb.fn.countAll<string>().as('n')])
+      .where('accountId', 'in', accountIds)
+      .where('workflowStarted', '=', true)
+      .where('status', '=', 'pending')
+      .groupBy('accountId')
+      .execute();
+    return new Map(rows.map((r) => [r.accountId, Number(r.n)]));
+  }
+
+  /**
+   * Marks the delivery started if its account has fewer than `limit` running, under a lock
+   * per account, so dispatchers on several instances together never exceed the limit. Taken
+   * before the workflow starts: a crash in between leaves a started row whose workflow the
+   * engine does not know, which the watchdog puts back in the outbox.
+   */
+  async claimStart(delivery: WaitingDelivery, limit: number): Promise<boolean> {
+    return this.deps.db.transaction().execute(async (trx) => {
+      await sql`select pg_advisory_xact_lock(hashtext(${`webhook-dispatch:${delivery.accountId}`}))`.execute(trx);
+      const running = await trx
+        .selectFrom('webhookDeliveries')
+        .select((eb) => eb.fn.countAll<string>().as('n'))
+        .where('accountId', '=', delivery.accountId)
+        .where('workflowStarted', '=', true)
+        .where('status', '=', 'pending')
+        .executeTakeFirstOrThrow();
+      if (Number(running.n) >= limit) return false;
+      const claimed = await trx
+        .updateTable('webhookDeliveries')
+        .set({ workflowStarted: true })
+        .where('deliveryId', '=', delivery.deliveryId)
+        .where('workflowStarted', '=', false)
+        .where('status', '=', 'pending')
+        .executeTakeFirst();
+      return Number(claimed.numUpdatedRows) === 1;
+    });
   }
 
   /**
@@ -185,10 +304,6 @@ export class WebhookDeliveries {
       pruned += count;
       if (count < batch) return pruned;
     }
-  }
-
-  async markStarted(deliveryId: string): Promise<void> {
-    await this.deps.db.updateTable('webhookDeliveries').set({ workflowStarted: true }).where('deliveryId', '=', deliveryId).execute();
   }
 
   async #record(

@@ -10,8 +10,15 @@
  * server) is started again under the same webhook-id, which receivers deduplicate on; one
  * that ended without settling the row (terminated or cancelled from outside) marks it
  * failed. Either way no delivery stays pending for ever.
+ *
+ * Starts are fair between accounts (domain/webhook/fair-delivery.ts): each pass takes the
+ * accounts in turn, and an account never has more than its in-flight limit of workflows
+ * running, the limit claimed in the database so it holds across instances. An account
+ * aiming its deliveries at a receiver that never answers thus holds a few attempt slots at
+ * most, and waits behind its own backlog, not anyone else's.
  */
 import { WorkflowEngineUnavailableError } from '../../ports/analysis-workflows.ts';
+import { planStarts } from '../../domain/webhook/fair-delivery.ts';
 import type { Clock } from '../../ports/clock.ts';
 import type { WebhookWorkflows } from '../../ports/webhooks.ts';
 import type { WebhookDeliveries } from './webhook-deliveries.ts';
@@ -36,6 +43,8 @@ export class WebhookDispatcher {
       readonly clock: Clock;
       /** How long a pending delivery may go unheard of before its workflow is looked up. */
       readonly watchAfterMs: number;
+      /** Workflows one account may have running at once. */
+      readonly perAccountInFlight: number;
       readonly onDeliveryError: (deliveryId: string, error: unknown) => void;
     },
   ) {}
@@ -52,15 +61,19 @@ export class WebhookDispatcher {
   }
 
   async #start(pass: { started: number }): Promise<void> {
-    for (const delivery of await this.deps.deliveries.unstarted(BATCH)) {
+    const { deliveries, perAccountInFlight } = this.deps;
+    const waiting = await deliveries.unstarted(perAccountInFlight, BATCH);
+    const inFlight = await deliveries.inFlight([...new Set(waiting.map((d) => d.accountId))]);
+    for (const delivery of planStarts(waiting, inFlight, perAccountInFlight, BATCH)) {
+      if (!(await deliveries.claimStart(delivery, perAccountInFlight))) continue;
       try {
         await this.deps.workflows.startDelivery(delivery.deliveryId, delivery.accountId);
       } catch (error) {
+        await deliveries.restart(delivery.deliveryId);
         if (error instanceof WorkflowEngineUnavailableError) throw error;
         this.deps.onDeliveryError(delivery.deliveryId, error);
         continue;
       }
-      await this.deps.deliveries.markStarted(delivery.deliveryId);
       pass.started += 1;
     }
   }

@@ -42,12 +42,14 @@ export interface EndpointView {
   /** `whsec_…` and the secret's last 4 characters. */
   readonly secretHint: string;
   readonly createdAt: string;
+  /** Set when deliveries kept failing and the service stopped sending (domain/webhook/fair-delivery.ts); its owner enables it again. */
+  readonly disabled: { readonly at: string; readonly reason: string } | null;
 }
 
 export interface DeliveryView {
   readonly id: string;
   readonly eventType: WebhookEventType;
-  readonly status: 'pending' | 'delivered' | 'failed' | 'cancelled';
+  readonly status: 'pending' | 'delivered' | 'failed' | 'cancelled' | 'dropped';
   readonly attempts: number;
   /** The last attempt's coarse outcome; null before the first. */
   readonly lastOutcome: DeliveryOutcome | null;
@@ -117,7 +119,7 @@ export class WebhookEndpoints {
   async list(accountId: string): Promise<EndpointView[]> {
     const rows = await this.deps.db
       .selectFrom('webhookEndpoints')
-      .select(['endpointId', 'url', 'eventTypes', 'mode', 'secretHint', 'createdAt'])
+      .select(['endpointId', 'url', 'eventTypes', 'mode', 'secretHint', 'createdAt', 'disabledAt', 'disabledReason'])
       .where('accountId', '=', accountId)
       .orderBy('createdAt')
       .orderBy('endpointId')
@@ -129,7 +131,24 @@ export class WebhookEndpoints {
       mode: r.mode as KeyMode,
       secretHint: r.secretHint,
       createdAt: r.createdAt.toISOString(),
+      disabled: r.disabledAt === null ? null : { at: r.disabledAt.toISOString(), reason: r.disabledReason ?? '' },
     }));
+  }
+
+  /**
+   * Sends to a disabled endpoint again, its run of failures forgotten; an enabled one stays
+   * as it is. Deliveries cancelled while it was disabled are not sent: only facts from now on.
+   */
+  async enable(accountId: string, endpointId: string): Promise<EndpointResult<EndpointView>> {
+    await this.deps.db
+      .updateTable('webhookEndpoints')
+      .set({ disabledAt: null, disabledReason: null, consecutiveFailures: 0, failingSince: null })
+      .where('accountId', '=', accountId)
+      .where('endpointId', '=', endpointId)
+      .where('disabledAt', 'is not', null)
+      .execute();
+    const view = await this.#endpoint(accountId, endpointId);
+    return view ? { ok: true, value: view } : { ok: false, error: { tag: 'EndpointNotFound' } };
   }
 
   /** The endpoint's latest deliveries, newest first; null when the account has no such endpoint. */

@@ -7,10 +7,15 @@
  * makes a batch applied twice insert nothing new. An endpoint only hears of facts
  * recorded after it was registered, and of its mode's only (live, or test mode's).
  * Payloads carry ids only, never names or text.
+ *
+ * An account has at most `pendingCap` deliveries pending: a fact beyond it is still
+ * recorded, as a `dropped` delivery the account sees in its history, never attempted. A
+ * disabled endpoint hears of nothing until its owner enables it again.
  */
 import { createHash } from 'node:crypto';
 import type { Db, Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
+import { admitsDelivery, type FairDeliveryLimits } from '../../domain/webhook/fair-delivery.ts';
 import type { WebhookEventType, WebhookPayload } from '../../domain/webhook/webhook-endpoints.ts';
 import type { RecordedEvent } from '../../ports/event-store.ts';
 import type { AsyncProjection } from '../../projections/projector.ts';
@@ -60,7 +65,10 @@ async function announce(trx: Trx, event: RecordedEvent): Promise<{ accountId: st
  */
 export type OutboxSource = { readonly mode: 'live' } | { readonly mode: 'test'; readonly into: Db };
 
-export function webhookOutbox(source: OutboxSource): AsyncProjection {
+/** What a dropped delivery's row says, for the operator; the account sees its status. */
+export const DROPPED_AT_CAP = "the account's pending deliveries were at the cap";
+
+export function webhookOutbox(source: OutboxSource, limits: Pick<FairDeliveryLimits, 'pendingCap'>): AsyncProjection {
   // Test facts' stream positions are another log's: kept apart from live ones in the unique source key.
   const sourcePrefix = source.mode === 'test' ? 'test:' : '';
   return {
@@ -78,11 +86,19 @@ export function webhookOutbox(source: OutboxSource): AsyncProjection {
           .where('accountId', '=', announced.accountId)
           .where('mode', '=', source.mode)
           .where('createdAt', '<=', event.recordedAt)
+          .where('disabledAt', 'is', null)
           .execute();
         const sourceEventId = `${sourcePrefix}${event.streamId}@${String(event.streamPosition)}`;
         const payload: WebhookPayload = { type, timestamp: event.recordedAt.toISOString(), mode: source.mode, data: announced.data };
         for (const endpoint of endpoints) {
           if (!(endpoint.eventTypes as string[]).includes(type)) continue;
+          const pending = await into
+            .selectFrom('webhookDeliveries')
+            .select((eb) => eb.fn.countAll<string>().as('n'))
+            .where('accountId', '=', announced.accountId)
+            .where('status', '=', 'pending')
+            .executeTakeFirstOrThrow();
+          const admitted = admitsDelivery(Number(pending.n), limits.pendingCap);
           await into
             .insertInto('webhookDeliveries')
             .values({
@@ -92,8 +108,8 @@ export function webhookOutbox(source: OutboxSource): AsyncProjection {
               sourceEventId,
               eventType: type,
               payload: jsonb(payload),
-              status: 'pending',
               createdAt: event.recordedAt,
+              ...(admitted ? { status: 'pending' } : { status: 'dropped', finishedAt: event.recordedAt, lastError: DROPPED_AT_CAP }),
             })
             .onConflict((oc) => oc.doNothing())
             .execute();

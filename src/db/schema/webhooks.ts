@@ -24,6 +24,15 @@ export const webhookEndpoints = pgTable(
     previousSealedSecret: text('previous_sealed_secret'),
     previousValidUntil: timestamp('previous_valid_until', { withTimezone: true }),
     createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /**
+     * Delivery health, kept by the attempts rather than the stream (operational state, like a
+     * delivery's attempts): failures in a row and when the run began, and once they pass the
+     * disabling policy, when and why the endpoint was disabled. Its owner re-enables it.
+     */
+    consecutiveFailures: integer('consecutive_failures').notNull().default(0),
+    failingSince: timestamp('failing_since', { withTimezone: true }),
+    disabledAt: timestamp('disabled_at', { withTimezone: true }),
+    disabledReason: text('disabled_reason'),
   },
   (t) => [index('webhook_endpoints_account_idx').on(t.accountId)],
 );
@@ -39,6 +48,7 @@ export const webhookDeliveries = pgTable(
     sourceEventId: text('source_event_id').notNull(),
     eventType: text('event_type').notNull(),
     payload: jsonb('payload').notNull(),
+    /** `dropped`: never attempted, the account being at its pending cap when the fact was recorded. */
     status: text('status').notNull(),
     workflowStarted: boolean('workflow_started').notNull().default(false),
     attempts: integer('attempts').notNull().default(0),
@@ -55,7 +65,7 @@ export const webhookDeliveries = pgTable(
   },
   (t) => [
     unique('webhook_deliveries_source_unique').on(t.sourceEventId, t.endpointId),
-    check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'cancelled')`),
+    check('webhook_deliveries_status', sql`${t.status} in ('pending', 'delivered', 'failed', 'cancelled', 'dropped')`),
     check(
       'webhook_deliveries_last_outcome',
       sql`${t.lastOutcome} in ('delivered', 'no_answer', 'http_3xx', 'http_4xx', 'http_5xx', 'address_refused')`,
@@ -67,6 +77,10 @@ export const webhookDeliveries = pgTable(
     // The watchdog's, every dispatch pass: the few pending deliveries, not every one ever sent.
     index('webhook_deliveries_pending_idx')
       .on(t.createdAt)
+      .where(sql`${t.status} = 'pending'`),
+    // The fair dispatcher's and the pending cap's: one account's pending deliveries, counted often.
+    index('webhook_deliveries_account_pending_idx')
+      .on(t.accountId, t.workflowStarted)
       .where(sql`${t.status} = 'pending'`),
   ],
 );

@@ -24,6 +24,7 @@ export const PERMISSION_ACTIONS = [
   'webhooks.deliveries',
   'webhooks.create',
   'webhooks.rotateSecret',
+  'webhooks.enable',
   'webhooks.remove',
   'api.call',
 ] as const;
@@ -72,6 +73,8 @@ const TABLE: Record<PermissionAction, Rule> = {
   'webhooks.deliveries': { roles: OWNERS, standings: IN_GOOD_OR_BILLING },
   'webhooks.create': { roles: OWNERS, standings: ACTIVE },
   'webhooks.rotateSecret': { roles: OWNERS, standings: ACTIVE },
+  // Enabling a disabled endpoint starts sending to its URL again, as registering it does.
+  'webhooks.enable': { roles: OWNERS, standings: ACTIVE },
   'webhooks.remove': { roles: OWNERS, standings: IN_GOOD_OR_BILLING },
   'api.call': { roles: EVERYONE, standings: ACTIVE },
 };

@@ -18,7 +18,10 @@ const DELIVERIES_SHOWN = 5;
 const EVENT_FIELD = 'event:';
 
 type Outcome =
-  { kind: 'secret'; title: string; secret: string } | { kind: 'removed' } | { kind: 'refused'; message: string; status: 400 | 403 | 404 };
+  | { kind: 'secret'; title: string; secret: string }
+  | { kind: 'removed' }
+  | { kind: 'enabled' }
+  | { kind: 'refused'; message: string; status: 400 | 403 | 404 };
 
 function outcomeBox(outcome: Outcome | undefined): Html | string {
   if (outcome === undefined) return '';
@@ -31,6 +34,8 @@ function outcomeBox(outcome: Outcome | undefined): Html | string {
       </section>`;
     case 'removed':
       return html`<p class="notice" role="status">Endpoint removed: it receives nothing more.</p>`;
+    case 'enabled':
+      return html`<p class="notice" role="status">Endpoint enabled: events from now on are delivered to it.</p>`;
     case 'refused':
       return html`<p class="error" role="alert">${outcome.message}</p>`;
   }
@@ -51,7 +56,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     const sections = await Promise.all(
       endpoints.map(async (endpoint) => {
         const deliveries = (await deps.webhooks.deliveries(account, endpoint.id, DELIVERIES_SHOWN)) ?? [];
-        const action = (verb: 'rotate' | 'remove', label: string, css: string) =>
+        const action = (verb: 'rotate' | 'remove' | 'enable', label: string, css: string) =>
           html`<form class="inline" method="post" action="${DASHBOARD_PATH}/webhooks/${endpoint.id}/${verb}">
             ${csrfInput(csrfToken)}<button class="${css}" type="submit">${label}</button>
           </form>`;
@@ -61,6 +66,15 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
             ${endpoint.mode === 'test' ? html`<span class="muted">test mode</span> · ` : ''}${endpoint.eventTypes.join(', ')} · secret
             <code>${endpoint.secretHint}</code> · since ${endpoint.createdAt.slice(0, 10)}
           </p>
+          ${
+            endpoint.disabled
+              ? html`<p class="error" role="alert" data-testid="endpoint-disabled">
+                    Disabled on ${endpoint.disabled.at.replace('T', ' ').slice(0, 16)} UTC: ${endpoint.disabled.reason}. Nothing is sent
+                    until you enable it.
+                  </p>
+                  ${action('enable', 'Enable', 'secondary')}`
+              : ''
+          }
           ${action('rotate', 'Rotate secret', 'secondary')} ${action('remove', 'Remove', 'danger')}
           ${
             deliveries.length === 0
@@ -154,6 +168,16 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
       title: 'Secret rotated: the old one keeps signing beside it for 24 hours',
       secret: result.value.secret,
     });
+  });
+
+  app.post('/webhooks/:id/enable', requirePermission('webhooks.enable'), async (c) => {
+    if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
+    const result = await deps.webhooks.enable(billingAccountOf(c.get('session').user), c.req.param('id'));
+    if (!result.ok) {
+      const refused = refusal(result.error);
+      return render(c, refused, refused.status);
+    }
+    return render(c, { kind: 'enabled' });
   });
 
   app.post('/webhooks/:id/remove', requirePermission('webhooks.remove'), async (c) => {

@@ -25,7 +25,10 @@ const Delivery = z
   .object({
     id: z.string().openapi({ description: 'The webhook-id header of every attempt.', example: 'msg_2Yh9c0QpX1vN4kLm8sT3aB6dF7gH0jK5' }),
     eventType: WebhookEventTypeSchema,
-    status: z.enum(['pending', 'delivered', 'failed', 'cancelled']).openapi({ description: 'cancelled: its endpoint was deleted first.' }),
+    status: z.enum(['pending', 'delivered', 'failed', 'cancelled', 'dropped']).openapi({
+      description:
+        'cancelled: its endpoint was deleted or disabled first. dropped: never attempted, because the account already had the maximum of pending deliveries (1000 by default) when the event happened.',
+    }),
     attempts: z.number().int().openapi({ example: 1 }),
     lastOutcome: z.enum(DELIVERY_OUTCOMES).nullable().openapi({
       description:

@@ -21,6 +21,7 @@ import { registerDeleteWebhook } from './delete-webhook.ts';
 import { registerListWebhookDeliveries } from './get-webhook-deliveries.ts';
 import { registerListWebhooks } from './get-webhooks.ts';
 import { registerCreateWebhook } from './post-webhook.ts';
+import { registerEnableWebhook } from './post-enable-webhook.ts';
 import { registerRotateWebhookSecret } from './post-rotate-webhook-secret.ts';
 import { CSRF_SECURITY, SESSION_SECURITY } from './schemas.ts';
 import { CSRF_HEADER, SESSION_COOKIE, sessionGuards } from './session-support.ts';
@@ -65,5 +66,6 @@ export function registerSettingsRoutes(app: App, deps: SettingsDeps): void {
   registerCreateWebhook(app, { webhooks, guards });
   registerDeleteWebhook(app, { webhooks, guards });
   registerRotateWebhookSecret(app, { webhooks, guards });
+  registerEnableWebhook(app, { webhooks, guards });
   registerListWebhookDeliveries(app, { webhooks, guards });
 }

@@ -38,6 +38,16 @@ export const WebhookEndpointSchema = z
     mode: WebhookModeSchema,
     secretHint: z.string().openapi({ description: 'whsec_, an ellipsis and the last 4 characters of the secret.', example: 'whsec_…Qk8=' }),
     createdAt: z.string().openapi({ example: '2025-01-15T10:30:00.000Z' }),
+    disabled: z
+      .object({
+        at: z.string().openapi({ example: '2025-01-18T10:30:00.000Z' }),
+        reason: z.string().openapi({ example: '50 consecutive failed attempts over 72 h' }),
+      })
+      .nullable()
+      .openapi({
+        description:
+          'null while deliveries are sent. Set when attempts kept failing (by default 50 in a row over at least 3 days): nothing is sent, and pending deliveries are cancelled, until the owner enables the endpoint again (POST /api/settings/webhooks/{id}/enable).',
+      }),
   })
   .openapi('WebhookEndpoint');
 
