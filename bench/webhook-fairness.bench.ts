@@ -6,22 +6,21 @@
  * projector writes) to the request reaching its receiver. The real path: PostgreSQL, the
  * dispatcher on the service's interval, the Temporal dev server, one worker with the
  * service's slots, and the service's delivery settings (10 s response timeout, 2 s connect
- * timeout, 2 workflows in flight per account). Requirement: p95 ≤ 2 s.
+ * timeout, 4 workflows in flight per account). Requirement: p95 ≤ 2 s.
  *
  *   TEST_DATABASE_URL=postgres://… node --import tsx bench/webhook-fairness.bench.ts
  */
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { TemporalWebhookWorkflows } from '../src/adapters/temporal/webhook-workflows.ts';
 import { createWorker } from '../src/adapters/temporal/workers.ts';
 import { loadConfig } from '../src/config.ts';
-import { jsonb } from '../src/db/jsonb.ts';
-import type { Db } from '../src/db/database.ts';
 import { TASK_QUEUES } from '../workflows/task-queues.ts';
 import { createWebhookActivities } from '../workflows/activities/webhook-activities.ts';
 import { buildTestApp } from '../test/support/app.ts';
 import { databases } from '../test/support/databases.ts';
 import { startTestTemporal, temporalCli, workflowBundle } from '../test/support/temporal.ts';
+import { BlackHole, queueDelivery } from '../test/support/webhook-black-hole.ts';
 import { median } from './stats.ts';
 
 const NOISY_ACCOUNTS = 10;
@@ -38,46 +37,10 @@ function percentile(values: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-function blackHole(): { server: TcpServer; close: () => Promise<void> } {
-  const sockets = new Set<Socket>();
-  const server = createTcpServer((socket) => {
-    sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  return {
-    server,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
-}
-
-const listen = async (server: Server | TcpServer): Promise<number> => {
+const listen = async (server: Server): Promise<number> => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return (server.address() as AddressInfo).port;
 };
-
-let seq = 0;
-async function record(db: Db, accountId: string, endpointId: string): Promise<string> {
-  seq += 1;
-  const deliveryId = `msg_bench_${String(seq)}`;
-  await db
-    .insertInto('webhookDeliveries')
-    .values({
-      deliveryId,
-      accountId,
-      endpointId,
-      sourceEventId: `bench@${String(seq)}`,
-      eventType: 'analysis.stored',
-      payload: jsonb({ type: 'analysis.stored', timestamp: new Date().toISOString(), mode: 'live', data: { runId: 'r' } }),
-      status: 'pending',
-      createdAt: new Date(),
-    })
-    .execute();
-  return deliveryId;
-}
 
 /** One run: the quiet account's delivery times, milliseconds. */
 async function run(): Promise<number[]> {
@@ -109,7 +72,7 @@ async function run(): Promise<number[]> {
     },
   );
   const working = worker.run();
-  const holes = Array.from({ length: NOISY_ACCOUNTS }, blackHole);
+  const holes = Array.from({ length: NOISY_ACCOUNTS }, () => new BlackHole());
   const arrivals = new Map<string, number>();
   const receiver = createServer((req, res) => {
     req.resume();
@@ -129,8 +92,8 @@ async function run(): Promise<number[]> {
     return registered.value.id;
   };
   for (const [i, hole] of holes.entries()) {
-    const id = await endpoint(`noisy-${String(i)}`, await listen(hole.server));
-    for (let n = 0; n < NOISY_EACH; n += 1) await record(database.db, `noisy-${String(i)}`, id);
+    const id = await endpoint(`noisy-${String(i)}`, await hole.listen());
+    for (let n = 0; n < NOISY_EACH; n += 1) await queueDelivery(database.db, `noisy-${String(i)}`, id, 'bench');
   }
   const quietEndpoint = await endpoint('quiet', receiverPort);
   const stop = new AbortController();
@@ -144,7 +107,7 @@ async function run(): Promise<number[]> {
   await new Promise((r) => setTimeout(r, 2 * defaults.WEBHOOK_DISPATCH_INTERVAL_MS));
   const recorded = new Map<string, number>();
   for (let i = 0; i < QUIET_DELIVERIES; i += 1) {
-    recorded.set(await record(database.db, 'quiet', quietEndpoint), Date.now());
+    recorded.set(await queueDelivery(database.db, 'quiet', quietEndpoint, 'bench'), Date.now());
     await new Promise((r) => setTimeout(r, QUIET_EVERY_MS));
   }
   const deadline = Date.now() + 120_000;

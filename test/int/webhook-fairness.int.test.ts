@@ -7,12 +7,10 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { createServer as createTcpServer, type Server as TcpServer, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { TemporalWebhookWorkflows } from '../../src/adapters/temporal/webhook-workflows.ts';
 import { createWorker } from '../../src/adapters/temporal/workers.ts';
-import { jsonb } from '../../src/db/jsonb.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
 import { eventStoreOf } from '../../src/wiring.ts';
 import { TASK_QUEUES } from '../../workflows/task-queues.ts';
@@ -20,30 +18,10 @@ import { createWebhookActivities } from '../../workflows/activities/webhook-acti
 import { enterpriseUser } from '../support/access-fixture.ts';
 import { buildTestApp, type TestApp } from '../support/app.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { BlackHole, queueDelivery } from '../support/webhook-black-hole.ts';
 import { NO_TEMPORAL_CLI, startTestTemporal, temporalCli, workflowBundle, type TestTemporal } from '../support/temporal.ts';
 
 const PASSWORD = 'correct horse battery staple';
-
-/** Accepts connections and never answers: each attempt to it lasts the whole response timeout. */
-class BlackHole {
-  readonly #sockets = new Set<Socket>();
-  readonly #server: TcpServer = createTcpServer((socket) => {
-    this.#sockets.add(socket);
-    socket.on('error', () => undefined);
-    socket.on('close', () => this.#sockets.delete(socket));
-  });
-  port = 0;
-
-  async listen(): Promise<void> {
-    await new Promise<void>((resolve) => this.#server.listen(0, '127.0.0.1', resolve));
-    this.port = (this.#server.address() as AddressInfo).port;
-  }
-
-  async close(): Promise<void> {
-    for (const socket of this.#sockets) socket.destroy();
-    await new Promise<void>((resolve) => this.#server.close(() => resolve()));
-  }
-}
 
 /** Answers each request with the current status, noting when each path was reached. */
 class Receiver {
@@ -93,31 +71,10 @@ for (const factory of databases.filter((f) => f.name === 'postgres')) {
     let stopWorker: () => Promise<void> = async () => undefined;
     const holes = [new BlackHole(), new BlackHole(), new BlackHole()];
     const receiver = new Receiver();
-    let seq = 0;
 
     async function pump(): Promise<void> {
       await projector.catchUp();
       await t.webhooks.dispatcher.dispatch();
-    }
-
-    /** A delivery row as the webhook projector writes it. */
-    async function queued(accountId: string, endpointId: string): Promise<string> {
-      seq += 1;
-      const deliveryId = `msg_fair_${String(seq)}`;
-      await database.db
-        .insertInto('webhookDeliveries')
-        .values({
-          deliveryId,
-          accountId,
-          endpointId,
-          sourceEventId: `fair@${String(seq)}`,
-          eventType: 'analysis.stored',
-          payload: jsonb({ type: 'analysis.stored', timestamp: new Date().toISOString(), mode: 'live', data: { runId: 'r' } }),
-          status: 'pending',
-          createdAt: new Date(),
-        })
-        .execute();
-      return deliveryId;
     }
 
     async function endpoint(accountId: string, url: string): Promise<string> {
@@ -199,14 +156,14 @@ for (const factory of databases.filter((f) => f.name === 'postgres')) {
       const noisy = ['noisy-1', 'noisy-2', 'noisy-3'];
       for (const [i, accountId] of noisy.entries()) {
         const id = await endpoint(accountId, `http://127.0.0.1:${String(holes[i]!.port)}/hole`);
-        for (let n = 0; n < 10; n += 1) await queued(accountId, id);
+        for (let n = 0; n < 10; n += 1) await queueDelivery(database.db, accountId, id, 'fair');
       }
       await t.webhooks.dispatcher.dispatch();
       // Their attempts now hang on the black holes; then another account's fact is recorded.
       await new Promise((r) => setTimeout(r, 300));
       const quiet = await endpoint('quiet', `http://127.0.0.1:${String(receiver.port)}/quiet`);
       const queuedAt = Date.now();
-      await queued('quiet', quiet);
+      await queueDelivery(database.db, 'quiet', quiet, 'fair');
       await eventually('the quiet account’s delivery', () => receiver.at('/quiet').length === 1, pump, 30_000);
       const took = receiver.at('/quiet')[0]!.at - queuedAt;
       assert.ok(took < 2_000, `delivered after ${String(took)} ms`);

@@ -261,15 +261,7 @@ export class AccountsService {
         .forUpdate()
         .execute();
       for (const { keyId } of live) {
-        const by = actor.kind === 'operator' ? 'operator' : actor.userId;
-        const revoked = await handleCommand(
-          this.deps.store,
-          apiKeys,
-          apiKeyStream(keyId),
-          { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt },
-          meta,
-          trx,
-        );
+        const revoked = await this.#revoke(trx, keyId, actor, meta);
         if (!revoked.ok) throw new Error(`erasing ${userId}: revoking ${keyId} refused: ${revoked.error.tag}`);
       }
       // Their own account's webhooks are theirs too (a user's account id is their user id).
@@ -337,18 +329,22 @@ export class AccountsService {
       if (refused) return refused;
       const key = await this.#manageableKey(trx, keyId, actor);
       if (!key) return failed({ tag: 'KeyNotFound' });
-      const meta = this.#meta(actor, requestId);
-      const by = actor.kind === 'operator' ? 'operator' : actor.userId;
-      const result = await handleCommand(
-        this.deps.store,
-        apiKeys,
-        apiKeyStream(keyId),
-        { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt },
-        meta,
-        trx,
-      );
+      const result = await this.#revoke(trx, keyId, actor, this.#meta(actor, requestId));
       return result.ok ? { ok: true, value: null } : failed(result.error);
     });
+  }
+
+  /** The revocation a key's owner, an admin or the operator makes; an erasure makes it for each live key. */
+  #revoke(trx: Trx, keyId: string, actor: Actor, meta: EventMetadata) {
+    const by = actor.kind === 'operator' ? 'operator' : actor.userId;
+    return handleCommand(
+      this.deps.store,
+      apiKeys,
+      apiKeyStream(keyId),
+      { type: 'RevokeApiKey', keyId, by, at: meta.occurredAt },
+      meta,
+      trx,
+    );
   }
 
   /** Keys the actor may see: their own, or every key of their organisation for an ORG_ADMIN. */
