@@ -100,6 +100,8 @@ for (const backend of backends) {
         body: JSON.stringify({ email, password }),
       });
 
+    const storeFailures = (app: TestApp) => app.logs.filter((line) => line.includes('failed login not counted')).length;
+
     async function outcome(res: Response): Promise<{ status: number; code: string | undefined; retryAfter: string | null }> {
       const body = (await res.json()) as Body;
       return { status: res.status, code: body.code as string | undefined, retryAfter: res.headers.get('retry-after') };
@@ -152,14 +154,21 @@ for (const backend of backends) {
     });
 
     it('counts an IPv6 /64 as one block: rotating addresses and accounts inside it is slowed, a neighbouring /64 is not', async () => {
+      // A count the store failed to take (a Redis call past its 250 ms bound on a loaded
+      // machine) is logged and fails open by design, so the guesser sends one more: what
+      // is tested is that 11 counted failures inside the /64 block the 12th attempt.
       const answers: string[] = [];
-      for (let i = 1; i <= 11; i += 1) {
+      let uncounted = 0;
+      for (let i = 1; answers.length - uncounted < 11; i += 1) {
+        const failuresLogged = storeFailures(first);
         const res = await login(first, `nobody${i}@guess.example`, 'guess', `2001:db8:7:7::${i.toString(16)}`);
         answers.push((await outcome(res)).code!);
+        uncounted += storeFailures(first) - failuresLogged;
+        assert.ok(uncounted <= 3, `the rate-limit store failed ${uncounted} times: too unhealthy to test counting`);
       }
       assert.deepEqual(
         answers,
-        Array.from({ length: 11 }, () => 'INVALID_CREDENTIALS'),
+        answers.map(() => 'INVALID_CREDENTIALS'),
       );
       const blocked = await outcome(await login(first, emails.other, PASSWORD, '2001:db8:7:7:abcd:ef01:2345:6789'));
       assert.equal(blocked.code, 'LOGIN_THROTTLED');
