@@ -16,6 +16,7 @@ import { printSearchOverhead, searchOverheadBench } from './search-overhead.benc
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
+import { benchPgliteSearch, printPgliteSearch } from './pglite-search.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { benchWebhookFairness, printWebhookFairness } from './webhook-fairness.bench.ts';
 import { median, table } from './stats.ts';
@@ -189,6 +190,10 @@ if (adminUrl) {
   console.log('\nPOST /search/cases against its index, one request at a time (real corpus; medians of 21)');
   console.log(printSearchOverhead(await searchOverheadBench(adminUrl, corpusDir)));
 } else console.log('\n(Search overhead benchmark skipped: needs PostgreSQL)');
+
+// Keyword search on the embedded default at 4 connections, common phrases (and PostgreSQL beside it).
+for (const backend of adminUrl ? (['pglite', 'postgres'] as const) : (['pglite'] as const))
+  console.log(`\n${printPgliteSearch(await benchPgliteSearch(backend, adminUrl))}`);
 
 await watermarkBench();
 

@@ -813,7 +813,9 @@ export interface components {
                 page: number;
                 limit: number;
                 offset: number;
+                /** @description Matching cases, counted exactly up to a bound and then no further (as Meilisearch's totalHits and Stripe's has_more do): 1,000 or the end of the requested page, whichever is larger, on the PostgreSQL full-text index (the embedded default), 10,000 on Meilisearch. A total equal to the bound means at least that many; hasMore says whether another page exists. */
                 total: number;
+                /** @description ceil(total / limit): a lower bound when total is. */
                 totalPages: number;
                 hasMore: boolean;
                 /** @description Send as searchAfter for the next page; null on the last page or past the depth cap. */

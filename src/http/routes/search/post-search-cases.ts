@@ -118,8 +118,11 @@ const Response = z
       page: z.number().int().openapi({ description: 'Page number this offset corresponds to (1-based).' }),
       limit: z.number().int(),
       offset: z.number().int(),
-      total: z.number().int(),
-      totalPages: z.number().int(),
+      total: z.number().int().openapi({
+        description:
+          "Matching cases, counted exactly up to a bound and then no further (as Meilisearch's totalHits and Stripe's has_more do): 1,000 or the end of the requested page, whichever is larger, on the PostgreSQL full-text index (the embedded default), 10,000 on Meilisearch. A total equal to the bound means at least that many; hasMore says whether another page exists.",
+      }),
+      totalPages: z.number().int().openapi({ description: 'ceil(total / limit): a lower bound when total is.' }),
       hasMore: z.boolean(),
       nextCursor: z
         .string()

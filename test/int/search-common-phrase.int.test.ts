@@ -1,0 +1,116 @@
+/**
+ * Keyword search on the PostgreSQL full-text index (PGlite and PostgreSQL) for a phrase so
+ * common that only a bounded candidate set is scored: the first page must still be ordered
+ * by relevance with the exact-phrase matches first, even when the newest matches hold the
+ * words apart; every page must come from one order (no case twice, none lost); `total` is
+ * exact up to the count bound and saturates there; a misspelt name still finds its cases
+ * through the trigram arm when the words find almost nothing.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { PostgresSearchIndex, TOTAL_COUNT_CAP } from '../../src/adapters/postgres/search-index.ts';
+import type { SearchDocument, SearchRequest } from '../../src/ports/search-index.ts';
+import { databases, type TestDatabase } from '../support/databases.ts';
+
+/** More than the count bound, so `total` saturates. */
+const PHRASE_CASES = 1_100;
+/** The words apart, more often than in the phrase cases ("India Cements v. Workers Union and Union Bank of India"), dated after every phrase case. */
+const APART_CASES = 60;
+
+function doc(i: number, parties: { petitioner: string; respondent: string }, date: string, text: string | null = null): SearchDocument {
+  return {
+    caseId: `case-${String(i).padStart(5, '0')}`,
+    caseNumber: `C.A. No. ${String(i)} of 2001`,
+    caseNumberNormalised: `CA ${String(i)} 2001`,
+    cnr: null,
+    courtCode: 'SC',
+    courtName: 'Supreme Court of India',
+    caseType: 'CA',
+    title: null,
+    petitioners: [parties.petitioner],
+    respondents: [parties.respondent],
+    judges: [],
+    decisionDate: date,
+    decisionYear: Number(date.slice(0, 4)),
+    summary: null,
+    text,
+    withheld: false,
+  };
+}
+
+function dateOf(daysAfter2000: number): string {
+  return new Date(Date.UTC(2000, 0, 1) + daysAfter2000 * 86_400_000).toISOString().slice(0, 10);
+}
+
+const phraseCases = Array.from({ length: PHRASE_CASES }, (_, i) =>
+  doc(
+    i,
+    { petitioner: `Petitioner ${String(i)}`, respondent: 'Union of India' },
+    dateOf(i),
+    // One case with the phrase all through its judgment: the most relevant of them all.
+    i === PHRASE_CASES - 1 ? 'The Union of India appealed. '.repeat(40) : null,
+  ),
+);
+const apartCases = Array.from({ length: APART_CASES }, (_, i) =>
+  doc(
+    PHRASE_CASES + i,
+    { petitioner: 'India Cements Limited', respondent: 'Workers Union and Union Bank of India' },
+    dateOf(PHRASE_CASES + i),
+  ),
+);
+const unrelated = Array.from({ length: 40 }, (_, i) =>
+  doc(PHRASE_CASES + APART_CASES + i, { petitioner: 'Ram Lal', respondent: 'State of Kerala' }, dateOf(i)),
+);
+const phraseIds = new Set(phraseCases.map((d) => d.caseId));
+
+const request = (query: string, offset = 0, limit = 20): SearchRequest => ({ query, filters: {}, sort: 'relevance', offset, limit });
+
+for (const factory of databases)
+  describe(`keyword search for a common phrase, postgres adapter on ${factory.name}`, { timeout: 120_000 }, () => {
+    let database: TestDatabase;
+    let index: PostgresSearchIndex;
+
+    before(async () => {
+      database = await factory.open();
+      index = new PostgresSearchIndex(database.db);
+      await index.upsert([...phraseCases, ...apartCases, ...unrelated]);
+    });
+
+    after(async () => {
+      await database.close();
+    });
+
+    it('puts the exact-phrase matches first, in relevance order, though the newest matches hold the words apart', async () => {
+      const { hits } = await index.search(request('union of india'));
+      assert.equal(hits.length, 20);
+      assert.deepEqual(
+        hits.filter((h) => !phraseIds.has(h.caseId)).map((h) => h.caseId),
+        [],
+        'every hit of the first page is an exact-phrase match',
+      );
+      assert.equal(hits[0]?.caseId, phraseCases.at(-1)?.caseId, 'the judgment full of the phrase ranks first');
+      for (let i = 1; i < hits.length; i += 1) assert.ok(hits[i - 1]!.score >= hits[i]!.score, `scores fall at ${String(i)}`);
+    });
+
+    it('pages through one order: every match once, none lost', async () => {
+      const seen: string[] = [];
+      for (let offset = 0; offset < PHRASE_CASES + APART_CASES + 100; offset += 100) {
+        const { hits } = await index.search(request('union of india', offset, 100));
+        seen.push(...hits.map((h) => h.caseId));
+      }
+      assert.equal(new Set(seen).size, seen.length, 'no case on two pages');
+      assert.equal(seen.length, PHRASE_CASES + APART_CASES);
+    });
+
+    it('counts exactly up to the bound, then says at least the bound, and at least one past a deeper page', async () => {
+      assert.equal((await index.search(request('workers union'))).total, APART_CASES);
+      assert.equal((await index.search(request('union of india'))).total, TOTAL_COUNT_CAP);
+      assert.equal((await index.search(request('union of india', 1_000, 20))).total, 1_021);
+    });
+
+    it('still finds a misspelt name when the words find almost nothing', async () => {
+      const { hits, total } = await index.search(request('unoin of india'));
+      assert.ok(total > 0);
+      assert.ok(phraseIds.has(hits[0]!.caseId), `top hit ${hits[0]!.caseId}`);
+    });
+  });
