@@ -266,7 +266,10 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
         const api = await startService(engine);
         // Let start-up work (coverage warm-up, document store pass) finish before timing.
         await new Promise((r) => setTimeout(r, synthetic ? 10_000 : 3_000));
-        const figures = await measure(api, key, names);
+        const figures = await measure(api, key, names).catch((error: unknown) => {
+          const log = readFileSync(join(dataDir, `service-${String(starts)}.log`), 'utf8').slice(-3000);
+          throw new Error(`${String(error)}\n${engine} service log ends:\n${log}`);
+        });
         await stopService();
         sets.push({ records: await records(), engine, synthetic, buildSeconds, ...figures });
       }
