@@ -17,6 +17,7 @@ import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
 import { benchPgliteSearch, printPgliteSearch } from './pglite-search.bench.ts';
+import { partyNamesBench, printPartyNames } from './party-names.bench.ts';
 import { watermarkBench } from './watermark.bench.ts';
 import { benchWebhookFairness, printWebhookFairness } from './webhook-fairness.bench.ts';
 import { median, table } from './stats.ts';
@@ -214,6 +215,8 @@ console.log(
     [32, semanticHttp.at32.perSecond, semanticHttp.at32.p50Ms, semanticHttp.at32.p99Ms, semanticHttp.at32.failures],
   ]),
 );
+
+printPartyNames(await partyNamesBench(adminUrl));
 
 if (adminUrl) printScreening(await screeningBench(adminUrl, corpusDir, redisUrl));
 else console.log('\n(Litigation check benchmark skipped: needs PostgreSQL for the real corpus and the synthetic 1M set)');

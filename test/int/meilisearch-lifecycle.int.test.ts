@@ -70,28 +70,33 @@ for (const factory of lifecycleDatabases)
     it('applies a settings-only schema version in place and flags one that changed the documents', async () => {
       const uid = `schema_${randomUUID().slice(0, 8)}`;
       const first = await open(uid);
-      assert.deepEqual(first.schema, { version: 1, needsReindex: false });
+      const latest = MEILI_MIGRATIONS.length;
+      assert.deepEqual(first.schema, { version: latest, needsReindex: false });
       await new SearchIndexProjector(database.db, first, { kind: database.kind, now }).catchUp();
       const search = (index: MeilisearchSearchIndex, query: string) =>
         index.search({ query, filters: {}, sort: 'relevance', offset: 0, limit: 10 });
       assert.equal((await search(first, 'qqzxbail')).total, 0);
 
       const synonym: IndexMigration = {
-        version: 2,
+        version: latest + 1,
         description: 'a made-up word for bail',
         settings: { ...MEILI_SETTINGS, synonyms: { ...MEILI_SETTINGS.synonyms, qqzxbail: ['bail'] } },
         reindex: false,
       };
       const second = await open(uid, [...MEILI_MIGRATIONS, synonym]);
-      assert.deepEqual(second.schema, { version: 2, needsReindex: false });
+      assert.deepEqual(second.schema, { version: latest + 1, needsReindex: false });
       assert.ok((await search(second, 'qqzxbail')).total > 0, 'the new synonym is live');
       assert.equal((await client.index(uid).getStats()).numberOfDocuments, expected.size, 'no document was lost');
 
-      const reshaped: IndexMigration = { version: 3, description: 'documents changed', settings: synonym.settings, reindex: true };
+      const reshaped: IndexMigration = { version: latest + 2, description: 'documents changed', settings: synonym.settings, reindex: true };
       const third = await open(uid, [...MEILI_MIGRATIONS, synonym, reshaped]);
-      assert.deepEqual(third.schema, { version: 2, needsReindex: true }, 'the live index stays at the last version it can reach in place');
+      assert.deepEqual(
+        third.schema,
+        { version: latest + 1, needsReindex: true },
+        'the live index stays at the last version it can reach in place',
+      );
       await new SearchIndexProjector(database.db, third, { kind: database.kind, now }).reindex();
-      assert.deepEqual((await open(uid, [...MEILI_MIGRATIONS, synonym, reshaped])).schema, { version: 3, needsReindex: false });
+      assert.deepEqual((await open(uid, [...MEILI_MIGRATIONS, synonym, reshaped])).schema, { version: latest + 2, needsReindex: false });
     });
 
     it('reindexes into a new index and swaps it in while searches keep answering, missing no concurrent change', async () => {

@@ -5,8 +5,13 @@
  * (`<caseId>__<n>`) carrying the case's filter and sort fields, chunk 0 also the parties,
  * title and summary, and `distinctAttribute: caseId` folds them back into one hit per case.
  * Every write waits for its tasks (in bulk, index-schema.ts `succeeded`) and fails if one failed, so `upsert` and
- * `remove` are durable when they resolve. Synonyms come from the domain's table of legal
- * abbreviations; typos are tolerated in words but never in numbers, case numbers or CNRs.
+ * `remove` are durable when they resolve. Synonyms are the domain's table of legal
+ * abbreviations and the abbreviations the corpus itself writes (party-synonyms.ts), learnt
+ * from the party names this index is given: after a write that teaches a new pair the
+ * synonyms setting grows (never shrinks, so a restart that has seen few names loses none).
+ * Typos are tolerated in words of four letters or more ("bihr" → "bihar"), never in
+ * numbers, case numbers or CNRs. Each case also carries its party names with first names
+ * cut to initials (`partyInitials`), so "R K Sharma" finds "Ram Kumar Sharma".
  *
  * A case matches as it does on PostgreSQL: every word of the query (matchingStrategy
  * "all", each word typo-tolerant), or a case number or CNR read from the query, looked up
@@ -21,17 +26,24 @@
  *
  * Party retrieval for the litigation check (`searchParties`) searches the `parties`
  * attribute alone with matchingStrategy "all": every word of the normalised name must be
- * there, typo-tolerant. Single letters (initials) are left out of the required words, since
- * Meilisearch matches whole words and "R" would never meet "Rajesh"; the features stage
- * judges initials against the record. They still rank: a second query of every word,
- * initials included, weighted above the first in one federated search, puts "K S Yadav"
- * ahead of the other Yadavs. One hit more than the limit says whether the page holds
+ * there (in the names or their initials form), typo-tolerant. Single letters (initials) are
+ * left out of the required words, since Meilisearch matches whole words and "R" would never
+ * meet "Rajesh"; the features stage judges initials against the record. They still rank: a
+ * second query of every word, initials included (met by `partyInitials`), weighted above the
+ * first in one federated search, puts "K S Yadav" ahead of the other Yadavs. One hit more than the limit says whether the page holds
  * every match (`complete`).
  */
 import { type Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
 import { meilisearchClient } from './client.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
+import {
+  deriveAbbreviations,
+  initialsForm,
+  mergeSynonyms,
+  PartyTokenTally,
+  type PartySynonyms,
+} from '../../domain/search/party-synonyms.ts';
 import { analyseQuery, type AnalysedQuery } from '../../domain/search/query.ts';
 import {
   applySettings,
@@ -68,6 +80,8 @@ const INITIALS_WEIGHT = 2;
 /** Scores of the lookups, above any word hit's ranking score (at most 1), exact above number-and-year. */
 const EXACT_SCORE = 3;
 const NUMBER_YEAR_SCORE = 2;
+/** Ranking score a case missing a query word needs to fill a short first page: most words, close. */
+const PARTIAL_MATCH_SCORE = 0.6;
 
 interface ChunkDocument {
   id: string;
@@ -85,7 +99,10 @@ interface ChunkDocument {
   decisionYear: number | null;
   withheld: boolean;
   caseNumber?: string;
-  parties?: string;
+  /** One entry a party: an entry equal to the query is Meilisearch's exact-attribute match, which ranks the exact party first. */
+  parties?: string[];
+  /** The party names with first names as initials ("R K SHARMA"), where that differs. */
+  partyInitials?: string[];
   title?: string | null;
   summary?: string | null;
   text: string;
@@ -122,6 +139,7 @@ function keyTail(key: string): string | null {
 }
 
 export function toChunks(doc: SearchDocument): ChunkDocument[] {
+  const names = [...doc.petitioners, ...doc.respondents].map(normalisePartyName);
   const shared = {
     caseId: doc.caseId,
     caseNumberKey: doc.caseNumberNormalised,
@@ -141,7 +159,8 @@ export function toChunks(doc: SearchDocument): ChunkDocument[] {
           chunk: 0,
           ...shared,
           caseNumber: doc.caseNumber,
-          parties: [...doc.petitioners, ...doc.respondents].map(normalisePartyName).join(' ; '),
+          parties: names,
+          partyInitials: names.flatMap((n) => initialsForm(n) ?? []),
           title: doc.title,
           summary: doc.summary,
           text,
@@ -227,7 +246,7 @@ function partyWords(name: string): { required: string; all: string } {
 }
 
 export const MEILI_SETTINGS: Settings = {
-  searchableAttributes: ['parties', 'caseNumberKey', 'cnr', 'caseNumber', 'title', 'summary', 'text'],
+  searchableAttributes: ['parties', 'partyInitials', 'caseNumberKey', 'cnr', 'caseNumber', 'title', 'summary', 'text'],
   filterableAttributes: [
     'caseId',
     'chunk',
@@ -247,14 +266,38 @@ export const MEILI_SETTINGS: Settings = {
   // relevance with it; a search that asks for no sort skips the rule, so relevance is unchanged.
   rankingRules: ['sort', 'words', 'typo', 'proximity', 'attribute', 'exactness', 'caseId:asc'],
   synonyms: Object.fromEntries(abbreviationSynonyms().flatMap((group) => group.map((form) => [form, group.filter((f) => f !== form)]))),
-  typoTolerance: { enabled: true, disableOnNumbers: true, disableOnAttributes: ['caseNumberKey', 'cnr', 'caseNumber'] },
+  typoTolerance: {
+    enabled: true,
+    // Four letters, not Meilisearch's five: short words carry Indian party names ("bihr", "ptel").
+    minWordSizeForTypos: { oneTypo: 4, twoTypos: 8 },
+    disableOnNumbers: true,
+    disableOnAttributes: ['caseNumberKey', 'cnr', 'caseNumber'],
+  },
   pagination: { maxTotalHits: TOTAL_HITS_CAP },
 };
 
 /** Every version of the index's schema, oldest first (see index-schema.ts). */
 export const MEILI_MIGRATIONS: readonly IndexMigration[] = [
   { version: 1, description: 'one document per chunk of a case, folded back by caseId', settings: MEILI_SETTINGS, reindex: false },
+  {
+    version: 2,
+    description: 'party names with first names as initials; typos in four-letter words',
+    settings: MEILI_SETTINGS,
+    reindex: true,
+  },
 ];
+
+function synonymsOf(settings: Settings['synonyms']): PartySynonyms {
+  return new Map(Object.entries(settings ?? {}));
+}
+
+/** Whether `next` holds a variant `current` lacks. */
+function grows(current: PartySynonyms, next: PartySynonyms): boolean {
+  return [...next].some(([word, variants]) => {
+    const known = current.get(word) ?? [];
+    return variants.some((v) => !known.includes(v));
+  });
+}
 
 export interface MeilisearchOptions {
   readonly url: string;
@@ -280,6 +323,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   readonly name = 'meilisearch' as const;
   readonly writeBatchSize = WRITE_BATCH;
   readonly checkpointKey: string;
+  readonly #tally = new PartyTokenTally();
 
   private constructor(
     private readonly client: Meilisearch,
@@ -287,6 +331,8 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     private readonly migrations: readonly IndexMigration[],
     /** The schema version of the live index after opening, and whether it needs a reindex. */
     readonly schema: SchemaState,
+    /** The synonyms setting as last read or written. */
+    private synonyms: PartySynonyms,
   ) {
     // The default index keeps the key it always had; the uid names any other.
     this.checkpointKey = index.uid === 'cases' ? 'meilisearch' : `meilisearch:${index.uid}`;
@@ -298,7 +344,8 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     const uid = options.indexUid ?? 'cases';
     const migrations = options.migrations ?? MEILI_MIGRATIONS;
     const schema = await migrateIndex(client, uid, migrations);
-    return new MeilisearchSearchIndex(client, client.index<ChunkDocument>(uid), migrations, schema);
+    const index = client.index<ChunkDocument>(uid);
+    return new MeilisearchSearchIndex(client, index, migrations, schema, synonymsOf(await index.getSynonyms()));
   }
 
   /**
@@ -312,6 +359,17 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
       this.index.addDocuments(all.flat()),
       this.index.deleteDocuments({ filter: staleChunks(documents, all) }),
     ]);
+    await this.#learnSynonyms(documents);
+  }
+
+  /** Adds the abbreviation pairs these names teach to the synonyms setting, when they teach any. */
+  async #learnSynonyms(documents: readonly SearchDocument[]): Promise<void> {
+    if (this.#tally.full) return;
+    this.#tally.add(documents.flatMap((d) => [...d.petitioners, ...d.respondents]));
+    const next = mergeSynonyms(this.synonyms, deriveAbbreviations(this.#tally));
+    if (!grows(this.synonyms, next)) return;
+    await succeeded(this.client, [this.index.updateSynonyms(Object.fromEntries([...next].map(([w, v]) => [w, [...v]])))]);
+    this.synonyms = next;
   }
 
   async remove(caseIds: readonly string[]): Promise<void> {
@@ -327,10 +385,13 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     await ensureIndex(this.client, uid);
     const target = latest(this.migrations);
     await applySettings(this.client, uid, target.settings);
-    return new MeilisearchSearchIndex(this.client, this.client.index<ChunkDocument>(uid), this.migrations, {
-      version: target.version,
-      needsReindex: false,
-    });
+    return new MeilisearchSearchIndex(
+      this.client,
+      this.client.index<ChunkDocument>(uid),
+      this.migrations,
+      { version: target.version, needsReindex: false },
+      synonymsOf(target.settings.synonyms),
+    );
   }
 
   /** Swaps the shadow's documents in atomically (searches see the old or the new index, never neither), then drops the old. */
@@ -374,10 +435,22 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
       attributesToRetrieve: ['caseId'],
       showRankingScore: true,
     });
-    return {
-      hits: [...fromLookups, ...found.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }))],
-      total: await this.#total(words, looked, visible, looked.length + found.estimatedTotalHits),
-    };
+    const hits = [...fromLookups, ...found.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }))];
+    const total = await this.#total(words, looked, visible, looked.length + found.estimatedTotalHits);
+    if (request.offset > 0 || hits.length >= request.limit || !words.includes(' ')) return { hits, total };
+    // A short first page is filled with cases that miss a word but match most of the query
+    // closely (a word glued to the next in the source, "CORPORATIONLTD"), as PostgreSQL's
+    // trigram arm does; they come after every full match and only on the first page.
+    const partial = await this.index.search(words, {
+      matchingStrategy: 'last',
+      filter: without(visible, hits),
+      limit: request.limit - hits.length,
+      attributesToRetrieve: ['caseId'],
+      showRankingScore: true,
+      rankingScoreThreshold: PARTIAL_MATCH_SCORE,
+    });
+    const filled = partial.hits.map((h) => ({ caseId: h.caseId, score: (h._rankingScore ?? 0) / 2 }));
+    return { hits: [...hits, ...filled], total: total + filled.length };
   }
 
   /**
@@ -457,7 +530,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
     const words = partyWords(request.name);
     if (words.required === '') return { hits: [], complete: true, withheld: false };
-    const options = { attributesToSearchOn: ['parties'], matchingStrategy: 'all' as const };
+    const options = { attributesToSearchOn: ['parties', 'partyInitials'], matchingStrategy: 'all' as const };
     // Every match of all the words also matches the required ones: the union is the required words' matches.
     const ranked = words.all === words.required ? [] : [{ q: words.all, federationOptions: { weight: INITIALS_WEIGHT } }];
     const [found, withheld] = await Promise.all([

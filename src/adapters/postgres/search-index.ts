@@ -29,16 +29,25 @@
  * saturates there, as Meilisearch's totalHits does: counting every match of a common word
  * costs more than the page itself (each counted row is a heap fetch).
  *
+ * Words of a plain query (no web-search syntax) are ORed with the abbreviations and
+ * expansions the corpus itself writes for them (party-synonyms.ts: "assocn" | "association"),
+ * and a single letter is an initial, a prefix of a party-name word. The pairs are derived
+ * from a bounded sample of the stored cases' party names, once per SYNONYMS_TTL_MS, and
+ * from the names this instance indexes (the indexing process learns as it writes).
+ *
  * Party retrieval for the litigation check (`searchParties`) matches one screened name
- * against the party names only: every word of the normalised name in the A-weighted
- * lexemes (a single letter as a prefix, so "R K Sharma" meets "Rajesh Kumar Sharma"), or
- * the name trigram-similar to the party names at PARTY_SIMILARITY (spellings such as
- * "Rohatgi"/"Rohtagi"). Asking for one row more than the limit says whether the page
- * holds every match (`complete`).
+ * against the party names only: every word of the normalised name (or a variant) in the
+ * A-weighted lexemes (a single letter as a prefix, so "R K Sharma" meets "Rajesh Kumar
+ * Sharma"), or, only when those words find fewer than a page, the name trigram-similar to
+ * the party names at PARTY_SIMILARITY (spellings such as "Rohatgi"/"Rohtagi"): the trigram
+ * arm is what grows with the corpus, so a common name that fills the page by its words
+ * never pays it. Asking for one row more than the limit says whether the page holds every
+ * match (`complete`).
  */
 import { sql, type Expression, type SqlBool } from 'kysely';
 import type { Db } from '../../db/database.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
+import { deriveAbbreviations, mergeSynonyms, PartyTokenTally, type PartySynonyms } from '../../domain/search/party-synonyms.ts';
 import { analyseQuery, type AnalysedQuery } from '../../domain/search/query.ts';
 import type {
   PartySearchIndex,
@@ -49,6 +58,7 @@ import type {
   SearchRequest,
   SearchResult,
 } from '../../ports/search-index.ts';
+import { expandedTsQuery, keywordTsQuery } from './party-tsquery.ts';
 
 export const TOTAL_COUNT_CAP = 1_000;
 /** Text beyond this is left out of the tsvector (which must stay under 1 MB). */
@@ -69,19 +79,10 @@ const RANKED = 200;
 /** What an all-words match adds to the similarity when ranking party hits. */
 const ALL_WORDS_BONUS = 0.25;
 
-/**
- * The screened name as a tsquery over the party-name weight: each word required, a single
- * letter as a prefix. Words are [a-z0-9] only (normalised), so the text is always valid
- * tsquery syntax and never echoes into an error message.
- */
-function partyTsQuery(normalised: string): string {
-  return normalised
-    .toLowerCase()
-    .split(' ')
-    .filter((w) => /^[a-z0-9]+$/.test(w))
-    .map((w) => (w.length === 1 ? `${w}:*A` : `${w}:A`))
-    .join(' & ');
-}
+/** Party names read to learn the corpus's abbreviations: enough for every common spelling, bounded at any size. */
+const SYNONYM_SAMPLE_CASES = 100_000;
+/** How long learnt abbreviations are used before the sample is read again (new spellings arrive with new cases). */
+const SYNONYMS_TTL_MS = 10 * 60_000;
 
 function partyNames(doc: SearchDocument): string {
   return [...doc.petitioners, ...doc.respondents]
@@ -165,10 +166,41 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   readonly checkpointKey = 'postgres';
   readonly writeBatchSize = UPSERT_BATCH;
   #upsertedSinceAnalyze = 0;
+  #synonyms: { readonly at: number; readonly pairs: Promise<PartySynonyms> } | undefined;
+  readonly #indexed = new PartyTokenTally();
+  /** What the names indexed here teach, derived again on the first search after a write. */
+  #fromIndexed: PartySynonyms | undefined = new Map();
 
   constructor(private readonly db: Db) {}
 
+  /** The corpus's abbreviation pairs, read from a sample of the stored party names and kept for SYNONYMS_TTL_MS. */
+  async synonyms(): Promise<PartySynonyms> {
+    const now = performance.now();
+    if (this.#synonyms === undefined || now - this.#synonyms.at > SYNONYMS_TTL_MS) {
+      const pairs = this.#learnSynonyms();
+      // A failed read is retried by the next search rather than kept.
+      pairs.catch(() => (this.#synonyms = undefined));
+      this.#synonyms = { at: now, pairs };
+    }
+    this.#fromIndexed ??= deriveAbbreviations(this.#indexed);
+    return mergeSynonyms(await this.#synonyms.pairs, this.#fromIndexed);
+  }
+
+  async #learnSynonyms(): Promise<PartySynonyms> {
+    const rows = await sql<{ name: string | null }>`
+      select p->>'name' as name
+      from (select petitioners, respondents from cases limit ${SYNONYM_SAMPLE_CASES}) c,
+           jsonb_array_elements(c.petitioners || c.respondents) p`.execute(this.db);
+    const tally = new PartyTokenTally();
+    tally.add(rows.rows.flatMap((r) => (r.name === null ? [] : [r.name])));
+    return deriveAbbreviations(tally);
+  }
+
   async upsert(documents: readonly SearchDocument[]): Promise<void> {
+    if (!this.#indexed.full) {
+      this.#indexed.add(documents.flatMap((d) => [...d.petitioners, ...d.respondents]));
+      this.#fromIndexed = undefined;
+    }
     for (let i = 0; i < documents.length; i += UPSERT_BATCH) {
       const rows = documents.slice(i, i + UPSERT_BATCH).map((doc) => {
         const { names, document } = weighted(doc);
@@ -229,7 +261,8 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const fuzzy = fuzzyText(query);
-    const tsq = sql`websearch_to_tsquery('english', ${query.words})`;
+    const expanded = keywordTsQuery(query.words, await this.synonyms());
+    const tsq = expanded === null ? sql`websearch_to_tsquery('english', ${query.words})` : sql`to_tsquery('english', ${expanded})`;
     const exactNumber = this.#exactNumber(query);
     const numberYear =
       query.numberAndYear === null ? sql<boolean>`false` : sql<boolean>`d.case_number_key like ${`% ${query.numberAndYear}`}`;
@@ -280,27 +313,35 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
     // Every word is required and similarity is over trigram sets: a word twice is the word once.
     const name = distinctWords(normalisePartyName(request.name));
-    const tsText = partyTsQuery(name);
+    const tsText = expandedTsQuery(name.toLowerCase().split(' '), await this.synonyms(), ':A');
     if (name === '' || tsText === '') return { hits: [], complete: true, withheld: false };
     const tsq = sql`to_tsquery('english', ${tsText})`;
-    const predicate = sql<boolean>`(d.document @@ ${tsq} or ${name} <% d.party_names)`;
+    const words = sql<boolean>`d.document @@ ${tsq}`;
     const f = request.filters;
-    const parts: Expression<SqlBool>[] = [predicate];
-    if (f.courtCodes?.length) parts.push(sql<boolean>`d.court_code in (${sql.join([...f.courtCodes])})`);
+    const filters: Expression<SqlBool>[] = [sql<boolean>`true`];
+    if (f.courtCodes?.length) filters.push(sql<boolean>`d.court_code in (${sql.join([...f.courtCodes])})`);
     if (f.decidedOnOrAfter !== undefined)
-      parts.push(sql<boolean>`(d.decision_date is null or d.decision_date >= ${f.decidedOnOrAfter}::date)`);
-    const where = sql.join(parts, sql` and `);
-    const score = sql<number>`word_similarity(${name}, d.party_names) + (case when d.document @@ ${tsq} then ${sql.lit(ALL_WORDS_BONUS)} else 0 end)`;
+      filters.push(sql<boolean>`(d.decision_date is null or d.decision_date >= ${f.decidedOnOrAfter}::date)`);
+    const filter = sql.join(filters, sql` and `);
+    const score = sql<number>`word_similarity(${name}, d.party_names) + (case when ${words} then ${sql.lit(ALL_WORDS_BONUS)} else 0 end)`;
 
     return this.db.transaction().execute(async (trx) => {
       await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(PARTY_SIMILARITY)}, true)`.execute(trx);
       await sql`select set_config('enable_seqscan', 'off', true)`.execute(trx);
-      const rows = await sql<{ caseId: string; score: number }>`
-        select d.case_id, (${score})::float8 as score from search_documents d
-        where not d.withheld and ${where}
-        order by score desc, d.case_id asc limit ${request.limit + 1}`.execute(trx);
+      const page = (predicate: Expression<SqlBool>) =>
+        sql<{ caseId: string; score: number }>`
+          select d.case_id, (${score})::float8 as score from search_documents d
+          where not d.withheld and ${predicate} and ${filter}
+          order by score desc, d.case_id asc limit ${request.limit + 1}`.execute(trx);
+      const byWords = await page(words);
+      // The trigram arm only when the words leave the page short: spellings are looked for where names are few.
+      const spelling = sql<boolean>`(${words} or ${name} <% d.party_names)`;
+      const short = byWords.rows.length <= request.limit;
+      const rows = short ? await page(spelling) : byWords;
       const withheld = await sql<{ withheld: boolean }>`
-        select exists (select 1 from search_documents d where d.withheld and ${where}) as withheld`.execute(trx);
+        select exists (select 1 from search_documents d where d.withheld and ${short ? spelling : words} and ${filter}) as withheld`.execute(
+        trx,
+      );
       return {
         hits: rows.rows.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h.score })),
         complete: rows.rows.length <= request.limit,
