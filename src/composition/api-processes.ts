@@ -72,6 +72,8 @@ export async function runPrimary(options: PrimaryOptions): Promise<never> {
   };
 
   const stop = async (reason: string, exitCode: number): Promise<never> => {
+    // A second signal while stopping changes nothing: the bound set by the first holds.
+    if (stopping) return new Promise<never>(() => undefined);
     stopping = true;
     const running = [...processes.values()];
     const exited = running.map(
