@@ -27,7 +27,7 @@ export interface HotPathFigures {
 }
 
 /** The bare app in this process: it idles while the service is loaded, and the service idles while it is. */
-async function serveBare(): Promise<{ url: string; close: () => void }> {
+export async function serveBare(): Promise<{ url: string; close: () => void }> {
   const app = new Hono();
   app.get('/health', (c) => c.json({ status: 'ok' }));
   const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });

@@ -9,6 +9,7 @@ import { eventLoopHoldBench, printEventLoopHold } from './event-loop-hold.bench.
 import { benchCharging, type SearchAtSize } from './charging.bench.ts';
 import { benchEventStore } from './event-store.bench.ts';
 import { benchChargedHot, printChargedHot } from './charged-hot.bench.ts';
+import { benchChargedReads, printChargedReads } from './charged-reads.bench.ts';
 import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
@@ -57,6 +58,9 @@ console.log(
 
 if (adminUrl) printHotPath(await benchHotPath(adminUrl));
 else console.log('\n(Hot-path benchmark skipped: needs PostgreSQL)');
+
+if (adminUrl && redisUrl) printChargedReads(await benchChargedReads(adminUrl, redisUrl));
+else console.log('\n(Charged reads beside the gate skipped: needs PostgreSQL and Redis)');
 
 for (const backend of adminUrl ? (['postgres', 'pglite'] as const) : (['pglite'] as const)) {
   const charged = await benchChargedHot(backend, adminUrl);

@@ -6,7 +6,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
@@ -146,7 +146,7 @@ export interface ChildService {
   /**
    * Resolves once the service's start-up work is over (PDFs rendered for the judgments it
    * holds, their chunks embedded, the search index fed): its CPU use stays under 10% of a
-   * core for a second. Measuring before would load the service and that work together.
+   * core for a second, with every process it started. Measuring before would load the service and that work together.
    */
   settled(): Promise<void>;
 }
@@ -160,12 +160,37 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
+/** The process and every process below it (API_PROCESSES forks the API processes). */
+function processTree(pid: number): number[] {
+  const children = readdirSync(`/proc/${String(pid)}/task`).flatMap((task) => {
+    try {
+      return readFileSync(`/proc/${String(pid)}/task/${task}/children`, 'utf8')
+        .split(' ')
+        .filter(Boolean)
+        .map(Number);
+    } catch {
+      return [];
+    }
+  });
+  return [pid, ...children.flatMap(processTree)];
+}
+
+function treeCpuSeconds(pid: number): number {
+  return processTree(pid).reduce((sum, p) => {
+    try {
+      return sum + cpuSeconds(p);
+    } catch {
+      return sum;
+    }
+  }, 0);
+}
+
 async function settledProcess(pid: number, timeoutMs = 600_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
-    const before = cpuSeconds(pid);
+    const before = treeCpuSeconds(pid);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    if (cpuSeconds(pid) - before < 0.1) return;
+    if (treeCpuSeconds(pid) - before < 0.1) return;
   }
   throw new Error(`the service was still busy after ${String(timeoutMs / 1000)} s`);
 }

@@ -41,6 +41,13 @@ const schema = z.object({
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
   CLICKHOUSE_URL: optionalUrl,
+  /** Where the embedded ClickHouse (no CLICKHOUSE_URL) keeps its data. Default: DATA_DIR. One process per folder. */
+  ANALYTICS_DATA_DIR: z.string().optional(),
+  /**
+   * API processes sharing PORT (node:cluster): a number, or `auto` for one per core. More
+   * than one needs DATABASE_URL and TEMPORAL_ADDRESS (see src/composition/api-processes.ts).
+   */
+  API_PROCESSES: z.union([z.literal('auto'), z.coerce.number().int().min(1).max(256)]).default(1),
   MEILI_URL: optionalUrl,
   MEILI_API_KEY: z.string().optional(),
   /** The Meilisearch index uid: several deployments (staging, production) may share one server. */
@@ -325,6 +332,16 @@ export function loadConfig(env: Record<string, string | undefined>): Config {
   if (parsed.data.TEMPORAL_ADDRESS && !parsed.data.TEMPORAL_CODEC_KEYS) {
     throw new ConfigError(
       'Invalid configuration: TEMPORAL_CODEC_KEYS: required when TEMPORAL_ADDRESS is set (every worker and client must share the keys)',
+    );
+  }
+  if (parsed.data.API_PROCESSES !== 1 && !parsed.data.DATABASE_URL) {
+    throw new ConfigError(
+      'Invalid configuration: API_PROCESSES: more than one process needs DATABASE_URL (the embedded PGlite database is held by one process)',
+    );
+  }
+  if (parsed.data.API_PROCESSES !== 1 && !parsed.data.TEMPORAL_ADDRESS) {
+    throw new ConfigError(
+      'Invalid configuration: API_PROCESSES: more than one process needs TEMPORAL_ADDRESS (each would start a workflow dev server on TEMPORAL_DEV_PORT)',
     );
   }
   if (parsed.data.LLM_URL && !parsed.data.LLM_MODEL) {

@@ -3,11 +3,14 @@
  * ingest, coverage warm-up) so /health answers while the corpus loads; stop on SIGTERM or
  * SIGINT within SHUTDOWN_DRAIN_SECONDS plus a fixed bound, in every state (exit-guard.ts).
  */
+import cluster from 'node:cluster';
+import { availableParallelism } from 'node:os';
 import { serve } from '@hono/node-server';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { ConfigError, loadConfig, type Config } from './config.ts';
 import { composeService, type Service } from './compose.ts';
 import { DirectoryLockedError } from './adapters/pglite/directory-lock.ts';
+import { COMPOSED_MESSAGE, processCount, runPrimary } from './composition/api-processes.ts';
 import { exitGuard, stopDeadlines } from './composition/exit-guard.ts';
 
 /** A configuration refused is one line on stderr and exit code 1, not a stack trace. */
@@ -22,6 +25,17 @@ function configuration(): Config {
 }
 
 const configured = configuration();
+
+// API_PROCESSES > 1: this process only starts and stops the API processes (api-processes.ts).
+const processes = processCount(configured.API_PROCESSES, availableParallelism());
+if (processes > 1 && cluster.isPrimary) {
+  await runPrimary({
+    count: processes,
+    dataDir: configured.DATA_DIR,
+    drainSeconds: configured.SHUTDOWN_DRAIN_SECONDS,
+    say: (line) => process.stderr.write(`${line}\n`),
+  });
+}
 
 // PORT is bound before anything is composed: the embedded dev server, started while
 // composing, takes free ports of its own and must never be handed this one. Requests that
@@ -51,6 +65,7 @@ const running = await composeService(config, { socketAddress: (c) => getConnInfo
   process.exit(1);
 });
 composed(running);
+if (cluster.isWorker) process.send?.(COMPOSED_MESSAGE);
 running.logger.info(
   { url: `http://${config.HOST}:${String(config.PORT)}${config.API_BASE_PATH}`, docs: `http://${config.HOST}:${String(config.PORT)}/docs` },
   'listening',

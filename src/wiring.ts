@@ -59,7 +59,7 @@ import { CourtCodes } from './application/search/court-codes.ts';
 import { KeywordSearch } from './application/search/keyword-search.ts';
 import { SearchPages } from './application/search/search-pages.ts';
 import { readHcJudgeProfiles } from './corpus/hc-judges.ts';
-import { embedInSteps } from './application/watermark/mark-in-steps.ts';
+import { planInSteps } from './application/watermark/mark-in-steps.ts';
 import { embed } from './domain/watermark/embed.ts';
 import type { ResearchDeps } from './http/research-deps.ts';
 import type { DistinctCounter } from './ports/distinct-counter.ts';
@@ -219,15 +219,17 @@ export interface ResearchWiringOptions {
   readonly corpusDir: string | undefined;
 }
 
-/** Marked case texts kept per process (about 64 MB of strings): see marked-texts.ts. */
-const MARKED_TEXT_CHARS = 32_000_000;
+/** Case texts planned for marking, kept per process (a plan holds about six bytes a character): see marked-texts.ts. */
+const PLANNED_TEXT_CHARS = 8_000_000;
+/** Marked case texts kept per process, as the JSON bytes a read writes. */
+const MARKED_TEXT_BYTES = 32_000_000;
 
 /** The research routes' object graph (search, judges, cases, PDFs), shared by the service and the tests. */
 export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
   const { db, clock } = options;
   const cases = new CaseReader(db);
   const tagOf = watermarkTagger(options.secret);
-  const markedTexts = new MarkedTexts((accountId, text) => embedInSteps(text, tagOf(accountId)), MARKED_TEXT_CHARS);
+  const markedTexts = new MarkedTexts({ plan: planInSteps, tagOf, planChars: PLANNED_TEXT_CHARS, markedBytes: MARKED_TEXT_BYTES });
   const courts = new CourtCodes({ cases, clock });
   const screen = new RestrictionScreen({ cases, restrictions: options.restrictions, onDegraded: options.onRestrictionCheckFailure });
   const keyword = new KeywordSearch({ index: options.index, screen, courts });
@@ -254,7 +256,7 @@ export function wireResearch(options: ResearchWiringOptions): ResearchDeps {
     topUpUrl: options.topUpUrl,
     idempotency: options.application.idempotency,
     watermark: (accountId, text) => embed(text, tagOf(accountId)),
-    watermarkLong: (accountId, text) => markedTexts.marked(accountId, text),
+    markedJson: (accountId, text) => markedTexts.markedJson(accountId, text),
     clock,
   };
 }

@@ -118,7 +118,10 @@ export async function openSharedStores(
 /** The analytics store, or, if it cannot be opened, one that refuses: the API still serves. */
 async function openAnalytics(config: Config, logger: Logger): Promise<{ store: AnalyticsStore; ready: boolean }> {
   try {
-    const store = await openAnalyticsStore({ CLICKHOUSE_URL: config.CLICKHOUSE_URL, DATA_DIR: config.DATA_DIR });
+    const store = await openAnalyticsStore({
+      CLICKHOUSE_URL: config.CLICKHOUSE_URL,
+      DATA_DIR: config.ANALYTICS_DATA_DIR ?? config.DATA_DIR,
+    });
     const migrated = await migrateAnalytics(store);
     logger.info({ analytics: store.kind, applied: migrated.applied }, 'analytics store ready');
     return { store, ready: true };

@@ -253,7 +253,7 @@ export function createApp(deps: AppDeps): App {
   registerPostSearchCasesSemantic(api, keyed, once, { links: priced.links, searches: r.searchPages, clock: r.clock });
   registerGetJudgesSearch(api, keyed, { ...priced, judges: r.judges });
   registerGetCasePdf(api, keyed, { ...priced, cases: r.cases, documents: r.documents, clock: r.clock });
-  registerGetCase(api, keyed, { ...priced, cases: r.cases, watermark: r.watermarkLong });
+  registerGetCase(api, keyed, { ...priced, cases: r.cases, markedJson: r.markedJson });
   // Analyses carry the same per-account watermark as case text.
   const analysis = { ...deps.analysis, watermark: r.watermark };
   registerGetCaseAnalysis(api, keyed, { ...analysis, ...priced });

@@ -23,7 +23,7 @@ export interface ResearchDeps {
   readonly idempotency: IdempotencyService;
   /** Marks prose with the watermark of a billing account. */
   readonly watermark: (accountId: string, text: string) => string;
-  /** The same mark for a long text (a judgment), made in steps that give the event loop back between them. */
-  readonly watermarkLong: (accountId: string, text: string) => Promise<string>;
+  /** The same mark for a long text (a judgment), as the UTF-8 bytes of its JSON string; see marked-texts.ts. */
+  readonly markedJson: (accountId: string, text: string) => Promise<Uint8Array>;
   readonly clock: Clock;
 }

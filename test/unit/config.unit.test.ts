@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { processCount } from '../../src/composition/api-processes.ts';
 import { outboundAddresses } from '../../src/composition/settings.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 
@@ -46,6 +47,20 @@ describe('config', () => {
     assert.equal(config.COURT_PORTAL_URL, undefined);
     assert.equal(config.HOST, '127.0.0.1');
     assert.deepEqual(config.TRUSTED_PROXIES, []);
+  });
+
+  it('runs one API process by default, and more only on PostgreSQL with an external workflow engine', () => {
+    assert.equal(loadConfig({}).API_PROCESSES, 1);
+    const shared = { DATABASE_URL: 'postgres://u:p@db.example/x', KEY_HASH_SECRET: 'k'.repeat(32) };
+    assert.throws(() => loadConfig({ API_PROCESSES: '2' }), /API_PROCESSES: more than one process needs DATABASE_URL/);
+    assert.throws(() => loadConfig({ API_PROCESSES: 'auto' }), /API_PROCESSES: more than one process needs DATABASE_URL/);
+    assert.throws(() => loadConfig({ API_PROCESSES: '2', ...shared }), /API_PROCESSES: more than one process needs TEMPORAL_ADDRESS/);
+    const temporal = { TEMPORAL_ADDRESS: 'temporal.example:7233', TEMPORAL_CODEC_KEYS: `k1:${Buffer.alloc(32).toString('base64')}` };
+    assert.equal(loadConfig({ API_PROCESSES: 'auto', ...shared, ...temporal }).API_PROCESSES, 'auto');
+    assert.equal(loadConfig({ API_PROCESSES: '3', ...shared, ...temporal }).API_PROCESSES, 3);
+    assert.throws(() => loadConfig({ API_PROCESSES: '0' }), /API_PROCESSES/);
+    assert.equal(processCount('auto', 4), 4);
+    assert.equal(processCount(2, 4), 2);
   });
 
   it('still refuses an LLM_URL without a model', () => {

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { traceExtract, type BillingAccount } from '../../src/application/watermark/trace.ts';
 import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
-import { embed, embedSteps } from '../../src/domain/watermark/embed.ts';
+import { embed, embedSteps, jsonPlanOf, markedJson, planSteps } from '../../src/domain/watermark/embed.ts';
+import { finish } from '../../src/domain/steps.ts';
 import { extract } from '../../src/domain/watermark/extract.ts';
 import { TagMatcher } from '../../src/domain/watermark/match.ts';
 import { tagFromBytes, type AccountTag } from '../../src/domain/watermark/tag.ts';
@@ -210,6 +211,19 @@ describe('watermark', () => {
       for (; !step.done; step = steps.next()) pauses += 1;
       assert.equal(step.value, marked[i]);
       assert.equal(pauses, Math.ceil(text.length / 1000) - 1);
+    }
+  });
+
+  it('writes the marked text as JSON string bytes from a plan made once per text, for every account', () => {
+    const decoder = new TextDecoder();
+    const awkward =
+      'He said "appeal" \\ then\n\tleft\u0001; a \u200bmarked\u200c word, an emoji \ud83d\ude00 here and a lone \ud800 there, across enough words for marks to land';
+    for (const [i, text] of [...texts, awkward].entries()) {
+      const json = jsonPlanOf(finish(planSteps(text)));
+      for (const tag of [tags[i % tags.length]!, tags[(i + 7) % tags.length]!]) {
+        const bytes = markedJson(json, tag);
+        assert.equal(decoder.decode(bytes), JSON.stringify(embed(text, tag)));
+      }
     }
   });
 });

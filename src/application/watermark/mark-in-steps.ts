@@ -1,13 +1,12 @@
 /**
- * Marks a long text (a judgment's full text) without holding the event loop: the embedder
- * runs in steps and the loop is given back whenever a time slice has run, so other
- * requests are served while half a million characters are marked (some 60 ms of one
- * thread in one piece). Short prose is marked in one slice.
+ * Plans the marks of a long text (a judgment's full text) without holding the event loop:
+ * the planner runs in steps and the loop is given back whenever a time slice has run, so
+ * other requests are served while half a million characters are planned (some 60 ms of
+ * one thread in one piece).
  */
-import { embedSteps } from '../../domain/watermark/embed.ts';
-import type { AccountTag } from '../../domain/watermark/tag.ts';
+import { planSteps, type MarkPlan } from '../../domain/watermark/embed.ts';
 import { TimeSlicer } from '../../scheduling/time-slice.ts';
 
-export async function embedInSteps(text: string, tag: AccountTag): Promise<string> {
-  return new TimeSlicer().run(embedSteps(text, tag));
+export async function planInSteps(text: string): Promise<MarkPlan> {
+  return new TimeSlicer().run(planSteps(text));
 }

@@ -16,13 +16,14 @@ import type { AppEnv } from '../../env.ts';
 import { principalOf } from '../../middleware/require-api-key.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { KEYED_ERRORS, keyedSecurity } from '../account/keyed-route-support.ts';
+import { caseBody } from './case-body-support.ts';
 import { CaseIdParam, lookupCase } from './case-support.ts';
 import { CaseSchema, caseFieldsOf } from './case-schemas.ts';
 
 export interface CaseRouteDeps extends PricedRouteDeps {
   readonly cases: CaseReader;
-  /** Marks prose with the billing account's watermark, giving the event loop back while a long text is marked. */
-  readonly watermark: (accountId: string, text: string) => Promise<string>;
+  /** Marks prose with the billing account's watermark, as the UTF-8 bytes of its JSON string (see marked-texts.ts). */
+  readonly markedJson: (accountId: string, text: string) => Promise<Uint8Array>;
 }
 
 const Sibling = z.object({ caseId: z.string(), caseNumber: z.string(), courtName: z.string(), decisionDate: z.string().nullable() });
@@ -68,15 +69,16 @@ export function registerGetCase(app: App, auth: MiddlewareHandler<AppEnv>, deps:
     const principal = principalOf(c);
     const account = billingAccountOf(principal);
     const { found, siblings } = await lookupCase(deps.cases, c.req.valid('param').id);
-    const mark = (text: string | null) => (text === null ? null : deps.watermark(account, text));
+    const mark = (text: string | null) => (text === null ? null : deps.markedJson(account, text));
     const result = await deps.admission.run({
       payer: principal,
       callId: c.get('callId'),
       endpoint: 'caseDetail',
       cap: { cap: 'distinctCasesPerDay', caseId: found.caseId },
-      work: async () => ({ ...caseFieldsOf(found), summary: await mark(found.summary), text: await mark(found.text) }),
+      work: async () => caseBody(caseFieldsOf(found), await mark(found.summary), await mark(found.text), { otherDocuments: siblings }),
     });
     const { value } = admitted(c, result, deps.links);
-    return c.json({ success: true as const, data: value, meta: { otherDocuments: [...siblings] } }, 200);
+    // The body is the documented CaseDetail, written as bytes (case-body-support.ts), which the typed JSON helper cannot express.
+    return c.body(value, 200, { 'Content-Type': 'application/json' }) as never;
   });
 }
