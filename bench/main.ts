@@ -13,6 +13,7 @@ import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
 import { printSearchOverhead, searchOverheadBench } from './search-overhead.bench.ts';
+import { printSearchApiCost, searchApiCostBench } from './search-api-cost.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
@@ -189,6 +190,13 @@ if (adminUrl) {
   console.log('\nPOST /search/cases against its index, one request at a time (real corpus; medians of 21)');
   console.log(printSearchOverhead(await searchOverheadBench(adminUrl, corpusDir)));
 } else console.log('\n(Search overhead benchmark skipped: needs PostgreSQL)');
+
+if (adminUrl) {
+  console.log(
+    `\nWhat a keyword search costs the API on top of Meilisearch (child process on PostgreSQL${redisUrl ? ' + Redis' : ''}, real corpus; wrk, medians of 3 runs)`,
+  );
+  console.log(printSearchApiCost(await searchApiCostBench(adminUrl, redisUrl, corpusDir)));
+} else console.log('\n(Search API cost benchmark skipped: needs PostgreSQL)');
 
 await watermarkBench();
 
