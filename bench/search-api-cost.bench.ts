@@ -17,7 +17,7 @@
  *
  *   TEST_DATABASE_URL=postgres://... TEST_REDIS_URL=redis://... node --import tsx bench/search-api-cost.bench.ts
  *
- * Env: SEARCH_API_COST_RUNS (default 3), SEARCH_API_COST_SECONDS (default 1.5 per run and
+ * Env: SEARCH_API_COST_RUNS (default 3), SEARCH_API_COST_SECONDS (default 2 per run and
  * layer), SEARCH_API_COST_CPU_PROF=dir (a CPU profile of the service), SEARCH_API_COST_BASELINE.
  * After the runs the ledger must be exact: spent = 2xx answers × 5, within the requests in
  * flight at each cut-off, and reconcileLedger finds no difference.
@@ -40,7 +40,8 @@ import { median, table } from './stats.ts';
 import { wrk, type WrkResult } from './wrk.ts';
 
 const RUNS = Number(process.env.SEARCH_API_COST_RUNS ?? 3);
-const SECONDS = Number(process.env.SEARCH_API_COST_SECONDS ?? 1.5);
+// wrk takes whole seconds.
+const SECONDS = Math.max(1, Math.round(Number(process.env.SEARCH_API_COST_SECONDS ?? 2)));
 const PHRASES = ['union of india', 'state of punjab', 'income tax', 'land acquisition compensation', 'bail'];
 const CONNECTIONS = [1, 4] as const;
 const LIMIT = 20;
@@ -99,7 +100,6 @@ export async function searchApiCostBench(adminUrl: string, redisUrl: string | un
   const database = await freshDatabase(adminUrl, 'bench_search_api_cost');
   const meili = await startMeilisearch();
   const scripts = mkdtempSync(join(tmpdir(), 'bench-search-cost-'));
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-search-cost-data-'));
   const services: { build: CostRow['build']; service: ChildService }[] = [];
   try {
     await ingestCorpus({ db: database.db, corpusDir, now: () => new Date() });
@@ -119,8 +119,7 @@ export async function searchApiCostBench(adminUrl: string, redisUrl: string | un
     // No test mode: it would build its own database and index at start-up, which is not what is measured.
     const env = { MEILI_URL: meili.url, MEILI_API_KEY: meili.apiKey, MEILI_INDEX: 'cases', TEST_MODE: 'false' };
     const profile = process.env.SEARCH_API_COST_CPU_PROF;
-    // One DATA_DIR: the judgment PDFs the first service renders at start-up, the second finds stored.
-    const common = { databaseUrl: database.url, dataDir, env, ...(redisUrl ? { redisUrl } : {}) };
+    const common = { databaseUrl: database.url, env, ...(redisUrl ? { redisUrl } : {}) };
     const after = await serveChild({ ...common, ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {}) });
     services.push({ build: 'after', service: after });
     await after.settled();
@@ -158,7 +157,7 @@ export async function searchApiCostBench(adminUrl: string, redisUrl: string | un
     // Warm-up: JIT, pools, caches, for every query on every build.
     for (const s of scriptsOf)
       for (const { service } of services) {
-        all.push(await run(`${service.root}/search/cases`, s.api, 4, 0.5));
+        all.push(await run(`${service.root}/search/cases`, s.api, 4, 1));
         inFlightAtCutOff += 4;
       }
     for (let r = 0; r < RUNS; r += 1)
@@ -211,7 +210,6 @@ export async function searchApiCostBench(adminUrl: string, redisUrl: string | un
   } finally {
     for (const { service } of services) await service.stop();
     rmSync(scripts, { recursive: true, force: true });
-    rmSync(dataDir, { recursive: true, force: true });
     await meili.stop();
     await database.drop();
   }

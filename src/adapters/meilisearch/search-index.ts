@@ -28,7 +28,7 @@
  * ahead of the other Yadavs. One hit more than the limit says whether the page holds
  * every match (`complete`).
  */
-import { type Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
+import { type Meilisearch, type FederatedMultiSearchParams, type Index, type MultiSearchParams, type Settings } from 'meilisearch';
 import { meilisearchClient } from './client.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
@@ -349,11 +349,47 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const lookups = lookupsOf(query);
+    if (request.sort === 'relevance' && query.words !== '' && anyLookup(lookups) === null && request.offset % request.limit === 0)
+      return this.#wordsOnly(query.words, request);
     const [page, withheld] = await Promise.all([
       request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request),
       this.#anyMatch(query.words, lookups, filterOf(request.filters, true)),
     ]);
     return { ...page, withheld };
+  }
+
+  /**
+   * The commonest search, words by relevance with no number to look up, as one request
+   * instead of two or three: the page and the withheld check as one multi-search, the page
+   * in page mode, whose total is counted exhaustively (to the same cap) where #total would
+   * count it in a third request. The same queries, so the same hits in the same order; only
+   * the round trips the service pays for (each one CPU on its side) are fewer. Needs a
+   * page on its limit's grid, which every page number and issued cursor is.
+   */
+  async #wordsOnly(words: string, request: SearchRequest): Promise<SearchResult> {
+    const uid = this.index.uid;
+    const found = await this.client.multiSearch<MultiSearchParams, ChunkDocument>({
+      queries: [
+        {
+          indexUid: uid,
+          q: words,
+          matchingStrategy: 'all',
+          filter: filterOf(request.filters, false),
+          hitsPerPage: request.limit,
+          page: request.offset / request.limit + 1,
+          attributesToRetrieve: ['caseId'],
+          showRankingScore: true,
+        },
+        { indexUid: uid, q: words, matchingStrategy: 'all', filter: filterOf(request.filters, true), limit: 0 },
+      ],
+    });
+    const [page, any] = found.results;
+    if (!page || !any) throw new Error('Meilisearch answered a multi-search with fewer results than queries');
+    return {
+      hits: page.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 })),
+      total: Math.min(TOTAL_HITS_CAP, page.totalHits ?? 0),
+      withheld: (any.estimatedTotalHits ?? any.totalHits ?? 0) > 0,
+    };
   }
 
   /**
