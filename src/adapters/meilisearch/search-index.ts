@@ -349,8 +349,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const lookups = lookupsOf(query);
-    if (request.sort === 'relevance' && query.words !== '' && anyLookup(lookups) === null && request.offset % request.limit === 0)
-      return this.#wordsOnly(query.words, request);
+    if (request.sort === 'relevance' && query.words !== '' && anyLookup(lookups) === null) return this.#wordsOnly(query.words, request);
     const [page, withheld] = await Promise.all([
       request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request),
       this.#anyMatch(query.words, lookups, filterOf(request.filters, true)),
@@ -359,24 +358,24 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   }
 
   /**
-   * The commonest search, words by relevance with no number to look up, as one request
-   * instead of two or three: the page and the withheld check as one multi-search, the page
-   * in page mode, whose total is counted exhaustively (to the same cap) where #total would
-   * count it in a third request. The same queries, so the same hits in the same order; only
-   * the round trips the service pays for (each one CPU on its side) are fewer. Needs a
-   * page on its limit's grid, which every page number and issued cursor is.
+   * The commonest search, words by relevance with no number to look up, in fewer requests:
+   * the page and the withheld check as one multi-search instead of two requests, then the
+   * exhaustive count only when the estimate is under the cap, as #total does (counting in
+   * the same multi-search would count for every query: measured 259 ms for "union of india"
+   * at 1M). The same queries, so the same hits in the same order and the same total.
    */
   async #wordsOnly(words: string, request: SearchRequest): Promise<SearchResult> {
     const uid = this.index.uid;
+    const visible = filterOf(request.filters, false);
     const found = await this.client.multiSearch<MultiSearchParams, ChunkDocument>({
       queries: [
         {
           indexUid: uid,
           q: words,
           matchingStrategy: 'all',
-          filter: filterOf(request.filters, false),
-          hitsPerPage: request.limit,
-          page: request.offset / request.limit + 1,
+          filter: visible,
+          offset: request.offset,
+          limit: request.limit,
           attributesToRetrieve: ['caseId'],
           showRankingScore: true,
         },
@@ -387,8 +386,8 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     if (!page || !any) throw new Error('Meilisearch answered a multi-search with fewer results than queries');
     return {
       hits: page.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 })),
-      total: Math.min(TOTAL_HITS_CAP, page.totalHits ?? 0),
-      withheld: (any.estimatedTotalHits ?? any.totalHits ?? 0) > 0,
+      total: await this.#total(words, [], visible, page.estimatedTotalHits ?? 0),
+      withheld: (any.estimatedTotalHits ?? 0) > 0,
     };
   }
 
