@@ -28,7 +28,7 @@
  * ahead of the other Yadavs. One hit more than the limit says whether the page holds
  * every match (`complete`).
  */
-import { type Meilisearch, type FederatedMultiSearchParams, type Index, type MultiSearchParams, type Settings } from 'meilisearch';
+import { type Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
 import { meilisearchClient } from './client.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
@@ -349,46 +349,11 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const lookups = lookupsOf(query);
-    if (request.sort === 'relevance' && query.words !== '' && anyLookup(lookups) === null) return this.#wordsOnly(query.words, request);
     const [page, withheld] = await Promise.all([
       request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request),
       this.#anyMatch(query.words, lookups, filterOf(request.filters, true)),
     ]);
     return { ...page, withheld };
-  }
-
-  /**
-   * The commonest search, words by relevance with no number to look up, in fewer requests:
-   * the page and the withheld check as one multi-search instead of two requests, then the
-   * exhaustive count only when the estimate is under the cap, as #total does (counting in
-   * the same multi-search would count for every query: measured 259 ms for "union of india"
-   * at 1M). The same queries, so the same hits in the same order and the same total.
-   */
-  async #wordsOnly(words: string, request: SearchRequest): Promise<SearchResult> {
-    const uid = this.index.uid;
-    const visible = filterOf(request.filters, false);
-    const found = await this.client.multiSearch<MultiSearchParams, ChunkDocument>({
-      queries: [
-        {
-          indexUid: uid,
-          q: words,
-          matchingStrategy: 'all',
-          filter: visible,
-          offset: request.offset,
-          limit: request.limit,
-          attributesToRetrieve: ['caseId'],
-          showRankingScore: true,
-        },
-        { indexUid: uid, q: words, matchingStrategy: 'all', filter: filterOf(request.filters, true), limit: 0 },
-      ],
-    });
-    const [page, any] = found.results;
-    if (!page || !any) throw new Error('Meilisearch answered a multi-search with fewer results than queries');
-    return {
-      hits: page.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 })),
-      total: await this.#total(words, [], visible, page.estimatedTotalHits ?? 0),
-      withheld: (any.estimatedTotalHits ?? 0) > 0,
-    };
   }
 
   /**
