@@ -14,6 +14,7 @@ import { benchHotPath, printHotPath } from './hot-path.bench.ts';
 import { searchIndexBench } from './search-index.bench.ts';
 import { searchHttpBench } from './search-http.bench.ts';
 import { printSearchOverhead, searchOverheadBench } from './search-overhead.bench.ts';
+import { printSearchApiCost, searchApiCostBench } from './search-api-cost.bench.ts';
 import { semanticBench } from './semantic.bench.ts';
 import { semanticHttpBench } from './semantic-http.bench.ts';
 import { printScreening, screeningBench } from './screening.bench.ts';
@@ -199,6 +200,13 @@ if (adminUrl) {
 // Keyword search on the embedded default at 4 connections, common phrases (and PostgreSQL beside it).
 for (const backend of adminUrl ? (['pglite', 'postgres'] as const) : (['pglite'] as const))
   console.log(`\n${printPgliteSearch(await benchPgliteSearch(backend, adminUrl))}`);
+
+if (adminUrl) {
+  console.log(
+    `\nWhat a keyword search costs the API on top of Meilisearch (child process on PostgreSQL${redisUrl ? ' + Redis' : ''}, real corpus; wrk, medians of 3 runs)`,
+  );
+  console.log(printSearchApiCost(await searchApiCostBench(adminUrl, redisUrl, corpusDir)));
+} else console.log('\n(Search API cost benchmark skipped: needs PostgreSQL)');
 
 await watermarkBench();
 

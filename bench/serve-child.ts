@@ -41,6 +41,8 @@ export async function freshDatabase(adminUrl: string, prefix: string): Promise<B
     drop: async () => {
       await opened.close();
       await admin.unsafe(`drop database if exists ${name} with (force)`);
+      // Test mode's database beside it, which a service over this one creates (composition/test-mode-adapters.ts).
+      await admin.unsafe(`drop database if exists ${name}_test_mode with (force)`);
       await admin.end();
     },
   };
@@ -135,6 +137,8 @@ export interface ServeChildOptions {
   /** Extra flags for node, e.g. ['--cpu-prof', '--cpu-prof-dir=/tmp/prof']. */
   readonly nodeArgs?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** The checkout whose src/main.ts runs (default: this one), e.g. a base commit's for before-and-after in one run. */
+  readonly cwd?: string;
 }
 
 export interface ChildService {
@@ -199,6 +203,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-child-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const child: ChildProcess = spawn(process.execPath, [...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    ...(options.cwd ? { cwd: options.cwd } : {}),
     env: {
       ...process.env,
       PORT: String(port),

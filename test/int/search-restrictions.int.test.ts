@@ -48,8 +48,8 @@ for (const factory of databases)
       }),
       ping: async () => undefined,
     };
-    const brokenCheck: CaseRestrictions = { restrictedAmong: () => Promise.reject(new Error('permission denied for table cases')) };
-    const hungCheck: CaseRestrictions = { restrictedAmong: () => new Promise(() => undefined) };
+    const brokenCheck: CaseRestrictions = { statesOf: () => Promise.reject(new Error('permission denied for table cases')) };
+    const hungCheck: CaseRestrictions = { statesOf: () => new Promise(() => undefined) };
 
     const call = async (t: TestApp, path: string, body: unknown) => {
       const res = await t.app.request(`${BASE}${path}`, {

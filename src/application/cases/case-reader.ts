@@ -3,7 +3,10 @@
  * and the listings of a page of search hits. A case withheld under the removal policy is
  * reported as restricted, never returned; for search pages that decision belongs to the
  * restricted-record check (application/search/restriction-screen.ts), so a listing carries
- * content only. Several documents can share one case number
+ * content only, and only the fields a search answer prints. Listings are kept per process
+ * with the row version they were read at (listing-cache.ts); a kept one is served only
+ * when the check's fresh read of the row's version still matches it, so an edit or a
+ * restriction by any instance is seen by the next page. Several documents can share one case number
  * (an appeal and its connected matters, a judgment and its registry record); the one
  * returned is chosen deterministically: a document-bearing record first, then the latest
  * decision, then the smallest case id; the others are listed so a caller can fetch them.
@@ -12,6 +15,8 @@ import type { Selectable, SqlBool } from 'kysely';
 import type { Database, Db } from '../../db/database.ts';
 import { normaliseCaseNumber } from '../../domain/case/case-number.ts';
 import type { CourtLevel, Party } from '../../domain/case/case-record.ts';
+import type { CaseState } from '../../ports/case-restrictions.ts';
+import { ListingCache } from './listing-cache.ts';
 
 export interface CaseView {
   readonly caseId: string;
@@ -35,8 +40,8 @@ export interface CaseView {
   readonly hasAnalysis: boolean;
 }
 
-/** A search result's content: no judgment text, and no restriction flag (see the module header). */
-export type CaseListing = Omit<CaseView, 'text' | 'restricted'>;
+/** A search result's content: what its answer prints; no judgment text, and no restriction flag (see the module header). */
+export type CaseListing = Omit<CaseView, 'text' | 'restricted' | 'summary' | 'decisionYear' | 'source'>;
 
 /** Another document filed under the same case number. */
 export interface SiblingDocument {
@@ -75,16 +80,44 @@ const COLUMNS = [
 
 type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]> & { hasAnalysis: SqlBool };
 
-/** A search result needs no judgment text, which can run to hundreds of kilobytes. */
-const LISTING_COLUMNS = COLUMNS.filter((c) => c !== 'text' && c !== 'restricted');
+/** A search result prints no judgment text (which can run to hundreds of kilobytes), summary, year or source. */
+const LISTING_COLUMNS = [
+  'caseId',
+  'caseNumber',
+  'courtCode',
+  'courtName',
+  'courtLevel',
+  'bench',
+  'caseType',
+  'title',
+  'petitioners',
+  'respondents',
+  'judges',
+  'decisionDate',
+  'filingDate',
+  'citations',
+  'documentBearing',
+] as const;
+
+type ListingRow = Pick<Row, (typeof LISTING_COLUMNS)[number]> & { hasAnalysis: SqlBool };
+
+/** Listings kept per process: about 1 KB each. */
+const LISTINGS_KEPT = 20_000;
 
 const MAX_SIBLINGS = 20;
 
 function view(row: Row): CaseView {
-  return { ...listing(row), text: row.text, restricted: row.restricted };
+  return {
+    ...listing(row),
+    decisionYear: row.decisionYear,
+    summary: row.summary,
+    source: row.source,
+    text: row.text,
+    restricted: row.restricted,
+  };
 }
 
-function listing(row: Omit<Row, 'text' | 'restricted'>): CaseListing {
+function listing(row: ListingRow): CaseListing {
   return {
     caseId: row.caseId,
     caseNumber: row.caseNumber,
@@ -96,11 +129,8 @@ function listing(row: Omit<Row, 'text' | 'restricted'>): CaseListing {
     judges: row.judges as string[],
     decisionDate: row.decisionDate,
     filingDate: row.filingDate,
-    decisionYear: row.decisionYear,
     citations: row.citations as string[],
-    summary: row.summary,
     documentBearing: row.documentBearing,
-    source: row.source,
     hasAnalysis: Boolean(row.hasAnalysis),
   };
 }
@@ -115,7 +145,7 @@ function preferred(a: Row, b: Row): number {
 }
 
 /** The case columns plus whether a stored analysis exists, for a query over `cases`. */
-function withAnalysisFlag(db: Db, columns: readonly (typeof COLUMNS)[number][]) {
+function withAnalysisFlag<C extends (typeof COLUMNS)[number] | 'changeSeq'>(db: Db, columns: readonly C[]) {
   return db
     .selectFrom('cases')
     .select(columns)
@@ -127,6 +157,8 @@ function withAnalysisFlag(db: Db, columns: readonly (typeof COLUMNS)[number][]) 
 }
 
 export class CaseReader {
+  readonly #kept = new ListingCache<CaseListing>(LISTINGS_KEPT);
+
   constructor(private readonly db: Db) {}
 
   /** `idOrNumber` is a case id, else read as a case number in any printed form. */
@@ -160,6 +192,38 @@ export class CaseReader {
     return caseIds.flatMap((id) => {
       const row = byId.get(id);
       return row ? [listing(row)] : [];
+    });
+  }
+
+  /**
+   * The listings of open hits whose state the restricted-record check has just read, in the
+   * order given: a kept listing still at that version costs no round trip; the others load
+   * in one query and are kept. A row restricted between the check and that load is left out.
+   */
+  async currentListings(caseIds: readonly string[], states: ReadonlyMap<string, CaseState>): Promise<CaseListing[]> {
+    const found = new Map<string, CaseListing>();
+    const missing: string[] = [];
+    for (const id of caseIds) {
+      const state = states.get(id);
+      if (state === undefined) continue;
+      const kept = this.#kept.get(id, state.version);
+      if (kept === undefined) missing.push(id);
+      else found.set(id, kept.hasAnalysis === state.hasAnalysis ? kept : { ...kept, hasAnalysis: state.hasAnalysis });
+    }
+    if (missing.length > 0) {
+      const rows = await withAnalysisFlag(this.db, [...LISTING_COLUMNS, 'restricted', 'changeSeq'])
+        .where('caseId', 'in', missing)
+        .execute();
+      for (const row of rows) {
+        if (row.restricted) continue;
+        const loaded = listing(row);
+        this.#kept.set(row.caseId, row.changeSeq, loaded);
+        found.set(row.caseId, loaded);
+      }
+    }
+    return caseIds.flatMap((id) => {
+      const l = found.get(id);
+      return l ? [l] : [];
     });
   }
 
