@@ -70,6 +70,8 @@ describe('access limits', () => {
     assert.equal(((await fourth.json()) as { code: string }).code, 'TOO_MANY_KEYS_FROM_IP');
     assert.ok(Number(fourth.headers.get('retry-after')) > 0);
     assert.equal((await from(keys[0]!, '192.0.2.50')).status, 200);
+    // A refused key is not remembered as a member: it is refused again, not let through.
+    assert.equal((await from(keys[3]!, '192.0.2.50')).status, 429);
     assert.equal((await from(keys[3]!, '192.0.2.51')).status, 200);
   });
 

@@ -100,6 +100,8 @@ function rateLimitHeaders(decision: RateLimitDecision, now: Date): Record<string
 }
 
 const DAY_SECONDS = 86_400;
+/** Remembered (address, key) pairs per process; past it the memory starts again. */
+const KNOWN_MEMBERS_MAX = 100_000;
 
 export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
   async function guard<T>(work: () => Promise<T>, fallback: T): Promise<T> {
@@ -111,16 +113,33 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     }
   }
 
+  // Sets this process has seen a key join today. Membership only grows within a day (a key
+  // is removed only when it was refused, and then never remembered), so a remembered key
+  // needs no store round trip for the rest of the day. If the store loses its sets mid-day,
+  // remembered keys are not counted again: the limit errs open, as in a store outage.
+  let knownDay = '';
+  const known = new Set<string>();
+
   async function checkKeysPerAddress(principal: Principal, address: string): Promise<void> {
     const day = deps.clock.now().toISOString().slice(0, 10);
-    const set = `ip-keys:${address}:${day}`;
-    const seen = await guard(() => deps.distinctKeys.add(set, principal.keyId, DAY_SECONDS + 3600), { size: 0, isNew: false });
-    if (seen.isNew && seen.size > principal.limits.distinctKeysPerIpPerDay) {
-      await guard(() => deps.distinctKeys.remove(set, principal.keyId), undefined);
-      const endOfDay = Date.parse(`${day}T00:00:00Z`) + DAY_SECONDS * 1000;
-      const retryAfter = Math.ceil((endOfDay - deps.clock.now().getTime()) / 1000);
-      throw new ApiError('TOO_MANY_KEYS_FROM_IP', { headers: { 'Retry-After': String(retryAfter) } });
+    if (day !== knownDay) {
+      known.clear();
+      knownDay = day;
     }
+    const set = `ip-keys:${address}:${day}`;
+    const member = `${set}\u0000${principal.keyId}`;
+    if (known.has(member)) return;
+    const seen = await guard(() => deps.distinctKeys.add(set, principal.keyId, DAY_SECONDS + 3600), null);
+    if (seen === null) return;
+    if (!seen.isNew || seen.size <= principal.limits.distinctKeysPerIpPerDay) {
+      if (known.size >= KNOWN_MEMBERS_MAX) known.clear();
+      known.add(member);
+      return;
+    }
+    await guard(() => deps.distinctKeys.remove(set, principal.keyId), undefined);
+    const endOfDay = Date.parse(`${day}T00:00:00Z`) + DAY_SECONDS * 1000;
+    const retryAfter = Math.ceil((endOfDay - deps.clock.now().getTime()) / 1000);
+    throw new ApiError('TOO_MANY_KEYS_FROM_IP', { headers: { 'Retry-After': String(retryAfter) } });
   }
 
   function auditEntry(c: Context<AppEnv>, principal: Principal, address: string, status: number, started: number): AuditEntry {
