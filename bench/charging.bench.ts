@@ -22,6 +22,7 @@ import { SearchIndexProjector } from '../src/projections/search-index-projector.
 import type { SearchRequest } from '../src/ports/search-index.ts';
 import { buildTestApp } from '../test/support/app.ts';
 import { load, medianLoad, type LoadResult } from './http-load.ts';
+import { benchRedisUrl, clearBenchRedis } from './serve-child.ts';
 
 const operator = { kind: 'operator' } as const;
 const SECRET = 'bench-key-hash-secret-of-at-least-32-chars';
@@ -186,7 +187,7 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
           PORT: String(port),
           DATA_DIR: join(dataDir, String(starts)),
           DATABASE_URL: url.toString(),
-          REDIS_URL: redisUrl ?? '',
+          REDIS_URL: redisUrl ? benchRedisUrl(redisUrl) : '',
           KEY_HASH_SECRET: SECRET,
           AUTO_INGEST: 'false',
           LOG_LEVEL: 'silent',
@@ -209,6 +210,7 @@ export async function benchCharging(adminUrl: string, corpusDir: string, redisUr
       child?.kill('SIGTERM');
       child = undefined;
       await new Promise((r) => setTimeout(r, 1000));
+      if (redisUrl) await clearBenchRedis(redisUrl);
     };
     const api = await startService();
     const hot = { 'X-API-Key': hotKey };

@@ -28,6 +28,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import postgres from 'postgres';
+import { benchRedisUrl, clearBenchRedis } from './serve-child.ts';
 import { MeilisearchSearchIndex } from '../src/adapters/meilisearch/search-index.ts';
 import { PostgresSearchIndex } from '../src/adapters/postgres/search-index.ts';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
@@ -229,7 +230,7 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
           PORT: String(port),
           DATA_DIR: join(dataDir, String(starts)),
           DATABASE_URL: url.toString(),
-          REDIS_URL: redisUrl ?? '',
+          REDIS_URL: redisUrl ? benchRedisUrl(redisUrl) : '',
           KEY_HASH_SECRET: SECRET,
           AUTO_INGEST: 'false',
           LOG_LEVEL: 'warn',
@@ -258,6 +259,7 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
       child?.kill('SIGTERM');
       child = undefined;
       await new Promise((r) => setTimeout(r, 1000));
+      if (redisUrl) await clearBenchRedis(redisUrl);
     };
 
     const sets: ScreeningAtSize[] = [];
@@ -291,6 +293,7 @@ export async function screeningBench(adminUrl: string, corpusDir: string, redisU
   } finally {
     child?.kill('SIGTERM');
     await new Promise((r) => setTimeout(r, 500));
+    if (redisUrl) await clearBenchRedis(redisUrl);
     await database.close();
     await admin.unsafe(`drop database if exists ${dbName} with (force)`);
     await admin.end();

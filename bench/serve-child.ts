@@ -10,6 +10,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import postgres from 'postgres';
+import { createClient } from 'redis';
 import type { NewUser } from '../src/application/accounts/accounts-service.ts';
 import type { Db } from '../src/db/database.ts';
 import { migrate } from '../src/db/migrate.ts';
@@ -199,6 +200,24 @@ async function settledProcess(pid: number, timeoutMs = 600_000): Promise<void> {
   throw new Error(`the service was still busy after ${String(timeoutMs / 1000)} s`);
 }
 
+/**
+ * A bench's service counts in a Redis logical database of its own (15), emptied when the
+ * bench stops it: a thousand keys seen from 127.0.0.1 today must not fill the per-address
+ * key sets that tests on the same Redis count in database 0.
+ */
+export function benchRedisUrl(url: string): string {
+  const own = new URL(url);
+  own.pathname = '/15';
+  return own.toString();
+}
+
+export async function clearBenchRedis(url: string): Promise<void> {
+  const client = createClient({ url: benchRedisUrl(url) });
+  await client.connect();
+  await client.flushDb();
+  await client.quit();
+}
+
 export async function serveChild(options: ServeChildOptions): Promise<ChildService> {
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'bench-child-'));
   const port = 20_000 + Math.floor(Math.random() * 20_000);
@@ -210,7 +229,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       DATABASE_URL: options.databaseUrl ?? '',
-      REDIS_URL: options.redisUrl ?? '',
+      REDIS_URL: options.redisUrl ? benchRedisUrl(options.redisUrl) : '',
       KEY_HASH_SECRET: BENCH_KEY_HASH_SECRET,
       AUTO_INGEST: 'false',
       LOG_LEVEL: options.logLevel ?? 'info',
@@ -226,6 +245,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
   const stop = async (): Promise<void> => {
     if (child.exitCode === null) child.kill('SIGTERM');
     await exited;
+    if (options.redisUrl) await clearBenchRedis(options.redisUrl);
     if (options.dataDir === undefined) rmSync(dataDir, { recursive: true, force: true });
   };
   const root = `http://127.0.0.1:${String(port)}/api/v1/prod`;
