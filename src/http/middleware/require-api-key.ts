@@ -100,7 +100,7 @@ function rateLimitHeaders(decision: RateLimitDecision, now: Date): Record<string
 }
 
 const DAY_SECONDS = 86_400;
-/** Remembered (address, key) pairs per process; past it the memory starts again. */
+/** Remembered (address, key) pairs per process; past it the oldest is forgotten. */
 const KNOWN_MEMBERS_MAX = 100_000;
 
 export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
@@ -132,7 +132,8 @@ export function requireApiKey(deps: ApiKeyGateDeps): MiddlewareHandler<AppEnv> {
     const seen = await guard(() => deps.distinctKeys.add(set, principal.keyId, DAY_SECONDS + 3600), null);
     if (seen === null) return;
     if (!seen.isNew || seen.size <= principal.limits.distinctKeysPerIpPerDay) {
-      if (known.size >= KNOWN_MEMBERS_MAX) known.clear();
+      // The oldest goes first, one at a time: clearing all would send every key back to the store at once.
+      if (known.size >= KNOWN_MEMBERS_MAX) known.delete(known.values().next().value!);
       known.add(member);
       return;
     }
