@@ -40,6 +40,14 @@ const schema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: optionalUrl,
   REDIS_URL: optionalUrl,
+  /**
+   * The first part of every Redis key (`<prefix>:` live, `<prefix>-test:` test mode): deployments
+   * sharing one Redis (staging beside production) then never share a rate limit or a key count.
+   */
+  REDIS_PREFIX: z
+    .string()
+    .regex(/^[A-Za-z0-9_.-]{1,64}$/)
+    .default('court-records'),
   CLICKHOUSE_URL: optionalUrl,
   /** Where the embedded ClickHouse (no CLICKHOUSE_URL) keeps its data. Default: DATA_DIR. One process per folder. */
   ANALYTICS_DATA_DIR: z.string().optional(),

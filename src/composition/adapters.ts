@@ -92,14 +92,19 @@ export function memoryStores(clock: Clock): SharedStores {
   };
 }
 
+/** The live deployment's Redis keys start with this. */
+export function liveRedisNamespace(prefix: string): string {
+  return `${prefix}:`;
+}
+
 /**
  * Cache, rate limits and distinct counters: in process, or in Redis when REDIS_URL is set,
  * under keys starting with `namespace` (test mode's own, so its counts never meet the live ones).
  */
 export async function openSharedStores(
-  config: Pick<Config, 'REDIS_URL'>,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_PREFIX'>,
   clock: Clock,
-  namespace = 'court-records:',
+  namespace = liveRedisNamespace(config.REDIS_PREFIX),
 ): Promise<SharedStores> {
   if (!config.REDIS_URL) return memoryStores(clock);
   const redis = await connectRedis(config.REDIS_URL);

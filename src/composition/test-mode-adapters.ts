@@ -14,7 +14,7 @@
  * - with DATABASE_URL and MEILI_URL, the index `<MEILI_INDEX>-test-mode`; else PostgreSQL
  *   keyword search over its database.
  * - with DATABASE_URL and REDIS_URL, cache, rate limits and distinct counters under
- *   `court-records-test:`; else in process.
+ *   `<REDIS_PREFIX>-test:`; else in process.
  * - with DATABASE_URL and S3_BUCKET, documents under `test-mode/` in the live bucket; else
  *   under DATA_DIR/test-mode, linked under /test-mode/ and signed with a secret of its own
  *   (derived from DOCUMENT_URL_SECRET when set, so every instance honours another's links).
@@ -95,7 +95,7 @@ export async function openTestModeAdapters(
       await ingestCorpus({ db: database.maintenance, corpusDir, now, sources: TEST_MODE_SOURCES, signal });
     });
   else logger.warn('test mode: no CORPUS_DIR, so its fixture corpus is empty');
-  const stores = shared ? await openSharedStores(config, clock, TEST_MODE_REDIS_NAMESPACE) : memoryStores(clock);
+  const stores = shared ? await openSharedStores(config, clock, testModeRedisNamespace(config.REDIS_PREFIX)) : memoryStores(clock);
   life.resource('test mode shared stores', () => stores.close());
   // On PGlite one connection: the request path and the projector share the index.
   const searchIndex = shared
@@ -161,8 +161,10 @@ export function testModeDataDir(dataDir: string): string {
   return join(dataDir, 'test-mode');
 }
 
-/** Test mode's keys in the live Redis. */
-export const TEST_MODE_REDIS_NAMESPACE = 'court-records-test:';
+/** Test mode's keys in the live Redis, beside the live ones (REDIS_PREFIX). */
+export function testModeRedisNamespace(livePrefix: string): string {
+  return `${livePrefix}-test:`;
+}
 
 /** Test mode's objects in the live bucket. */
 export const TEST_MODE_S3_PREFIX = 'test-mode/';

@@ -13,6 +13,8 @@ import { MemoryDistinctCounter } from '../../src/adapters/memory/distinct-counte
 import { MemoryRateLimiter } from '../../src/adapters/memory/rate-limiter.ts';
 import { connectRedis, type RedisConnection } from '../../src/adapters/redis/connection.ts';
 import { RedisDistinctCounter, RedisRateLimiter } from '../../src/adapters/redis/rate-limits.ts';
+import { openSharedStores } from '../../src/composition/adapters.ts';
+import { testModeRedisNamespace } from '../../src/composition/test-mode-adapters.ts';
 import type { DistinctCounter } from '../../src/ports/distinct-counter.ts';
 import type { RateLimitDecision, RateLimiter } from '../../src/ports/rate-limiter.ts';
 import { SettableClock } from '../support/app.ts';
@@ -131,6 +133,43 @@ if (redisUrl)
         await counter.add('set', 'b', 3_600);
         const ttl = await connection.call((c) => c.ttl(`${prefix}dc:set`));
         assert.ok(ttl > 0 && ttl <= 60, `distinct set expires in ${ttl} s`);
+      }
+    });
+  });
+
+if (redisUrl)
+  describe('deployments sharing one Redis (REDIS_PREFIX)', () => {
+    it("count apart, and each one's keys start with its prefix", async () => {
+      const clock = new SettableClock(new Date('2026-11-29T10:00:00Z'));
+      const tag = `t${Date.now()}${Math.floor(Math.random() * 1e6)}`;
+      const staging = await openSharedStores({ REDIS_URL: redisUrl, REDIS_PREFIX: `${tag}-staging` }, clock);
+      const production = await openSharedStores({ REDIS_URL: redisUrl, REDIS_PREFIX: `${tag}-production` }, clock);
+      const stagingTests = await openSharedStores(
+        { REDIS_URL: redisUrl, REDIS_PREFIX: `${tag}-staging` },
+        clock,
+        testModeRedisNamespace(`${tag}-staging`),
+      );
+      const connection = await connectRedis(redisUrl);
+      connections.push(connection);
+      try {
+        for (const member of ['k1', 'k2', 'k3']) await staging.distinctKeys.add('ip-keys:127.0.0.1', member, 60);
+        assert.equal((await production.distinctKeys.add('ip-keys:127.0.0.1', 'k9', 60)).size, 1);
+        assert.equal((await stagingTests.distinctKeys.add('ip-keys:127.0.0.1', 'k9', 60)).size, 1);
+        assert.equal((await staging.distinctKeys.add('ip-keys:127.0.0.1', 'k4', 60)).size, 4);
+        for (let i = 0; i < 2; i++) await staging.limiter.hit('acct', 2, 60_000);
+        assert.equal((await staging.limiter.hit('acct', 2, 60_000)).allowed, false);
+        assert.equal((await production.limiter.hit('acct', 2, 60_000)).allowed, true);
+        const keys = (await connection.call((c) => c.keys(`${tag}*`))).sort();
+        assert.deepEqual(keys, [
+          `${tag}-production:dc:ip-keys:127.0.0.1`,
+          `${tag}-production:rl:acct`,
+          `${tag}-staging-test:dc:ip-keys:127.0.0.1`,
+          `${tag}-staging:dc:ip-keys:127.0.0.1`,
+          `${tag}-staging:rl:acct`,
+        ]);
+        await connection.call((c) => c.del(keys));
+      } finally {
+        await Promise.all([staging.close(), production.close(), stagingTests.close()]);
       }
     });
   });
