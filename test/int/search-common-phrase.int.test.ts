@@ -4,7 +4,9 @@
  * by relevance with the exact-phrase matches first, even when the newest matches hold the
  * words apart; every page must come from one order (no case twice, none lost); `total` is
  * exact up to the count bound and saturates there; a misspelt name still finds its cases
- * through the trigram arm when the words find almost nothing.
+ * through the trigram arm when the words find almost nothing; a case with a party named
+ * exactly as typed ("Ram Kumar") ranks above the many longer names holding it ("Ram Kumar
+ * Sharma"), however old it is, and paging still returns every match once.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -62,6 +64,20 @@ const unrelated = Array.from({ length: 40 }, (_, i) =>
   doc(PHRASE_CASES + APART_CASES + i, { petitioner: 'Ram Lal', respondent: 'State of Kerala' }, dateOf(i)),
 );
 const phraseIds = new Set(phraseCases.map((d) => d.caseId));
+/** Longer names holding "Ram Kumar", more than are scored, all newer than the exact ones. */
+const LONGER_NAMES = 400;
+const longerNames = Array.from({ length: LONGER_NAMES }, (_, i) =>
+  doc(
+    5_000 + i,
+    { petitioner: `Ram Kumar ${['Sharma', 'Gupta', 'Verma', 'Singh'][i % 4]!}`, respondent: 'State of Bihar' },
+    dateOf(3_000 + i),
+  ),
+);
+const exactNames = [
+  doc(4_000, { petitioner: 'Shri Ram Kumar & Ors.', respondent: 'State of Bihar' }, dateOf(10)),
+  doc(4_001, { petitioner: 'State of Bihar', respondent: 'RAM KUMAR' }, dateOf(11)),
+];
+const exactIds = new Set(exactNames.map((d) => d.caseId));
 
 const request = (query: string, offset = 0, limit = 20): SearchRequest => ({ query, filters: {}, sort: 'relevance', offset, limit });
 
@@ -73,7 +89,7 @@ for (const factory of databases)
     before(async () => {
       database = await factory.open();
       index = new PostgresSearchIndex(database.db);
-      await index.upsert([...phraseCases, ...apartCases, ...unrelated]);
+      await index.upsert([...phraseCases, ...apartCases, ...unrelated, ...longerNames, ...exactNames]);
     });
 
     after(async () => {
@@ -112,5 +128,17 @@ for (const factory of databases)
       const { hits, total } = await index.search(request('unoin of india'));
       assert.ok(total > 0);
       assert.ok(phraseIds.has(hits[0]!.caseId), `top hit ${hits[0]!.caseId}`);
+    });
+
+    it('ranks the cases with exactly the party typed first, older than every scored match, and pages every match once', async () => {
+      const { hits, total } = await index.search(request('Ram Kumar', 0, 5));
+      assert.equal(total, LONGER_NAMES + exactNames.length);
+      assert.deepEqual(new Set(hits.slice(0, 2).map((h) => h.caseId)), exactIds);
+      const seen: string[] = [];
+      for (let offset = 0; offset < total; offset += 50)
+        seen.push(...(await index.search(request('ram kumar', offset, 50))).hits.map((h) => h.caseId));
+      assert.equal(seen.length, total);
+      assert.equal(new Set(seen).size, total, 'no case on two pages');
+      assert.ok(seen.slice(0, 2).every((id) => exactIds.has(id)));
     });
   });

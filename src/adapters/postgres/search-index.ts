@@ -7,11 +7,11 @@
  * - only when those find fewer than FUZZY_BELOW cases: its normalised party names are
  *   trigram-similar to the query words (typos). A query whose words already find a page
  *   does not pay for a trigram recheck and a similarity score of every "STATE OF ..." name.
- * Relevance adds: 10 for an exact case number or CNR, 2 for a number-and-year match, 1 for
- * the words as a phrase (`phraseto_tsquery`: "union of india" before "India Cements v.
+ * Relevance adds: 10 for an exact case number or CNR, 2 for a number-and-year match, 1.5
+ * for a party named exactly as the query (normalised; `parties`), 1 for the words as a phrase (`phraseto_tsquery`: "union of india" before "India Cements v.
  * Workers Union"), `ts_rank_cd` (normalised to 0..1) and, with the trigram arm, the
  * party-name word similarity (0..1). Up to RANK_ALL matches every one is scored; past it
- * only the RANKED newest are (see rankCandidates): on PGlite, which runs in WebAssembly on
+ * only the RANKED newest and up to RANKED with the exact party are (see rankCandidates): on PGlite, which runs in WebAssembly on
  * the event-loop thread, scoring the 3,000 matches of "union of india" in the 33k corpus
  * took longer than the rest of the request.
  *
@@ -76,6 +76,8 @@ const FUZZY_BELOW = 20;
 const RANK_ALL = 300;
 /** Candidates scored for a query with more than RANK_ALL matches. */
 const RANKED = 200;
+/** A case with a party of exactly the name typed ("Ram Kumar", not "Ram Kumar Sharma"): above the phrase bonus. */
+const EXACT_PARTY_BONUS = 1.5;
 /** What an all-words match adds to the similarity when ranking party hits. */
 const ALL_WORDS_BONUS = 0.25;
 
@@ -84,15 +86,13 @@ const SYNONYM_SAMPLE_CASES = 100_000;
 /** How long learnt abbreviations are used before the sample is read again (new spellings arrive with new cases). */
 const SYNONYMS_TTL_MS = 10 * 60_000;
 
-function partyNames(doc: SearchDocument): string {
-  return [...doc.petitioners, ...doc.respondents]
-    .map((n) => normalisePartyName(n))
-    .filter((n) => n !== '')
-    .join(' ');
+/** Each party's normalised name, in the order of the cause title. */
+function partiesOf(doc: SearchDocument): string[] {
+  return [...doc.petitioners, ...doc.respondents].map((n) => normalisePartyName(n)).filter((n) => n !== '');
 }
 
 function weighted(doc: SearchDocument) {
-  const names = partyNames(doc);
+  const names = partiesOf(doc).join(' ');
   const a = [names, doc.caseNumberNormalised, doc.cnr ?? ''].join(' ');
   const title = doc.title === null ? '' : normalisePartyName(doc.title);
   const b = [title, doc.summary ?? ''].join(' ');
@@ -141,23 +141,28 @@ async function countMatches(trx: Db, where: Expression<SqlBool>, bound: number):
  */
 async function rankCandidates(
   trx: Db,
-  q: { where: Expression<SqlBool>; score: Expression<number> },
+  q: { where: Expression<SqlBool>; score: Expression<number>; exactParty: Expression<SqlBool> },
   request: SearchRequest,
 ): Promise<Hit[]> {
+  // The cases with exactly the party typed join the newest, whatever their age: the name is what was asked for.
   const { rows: ranked } = await sql<Hit>`
     with candidates as (
-      select d.case_id from search_documents d where not d.withheld and ${q.where}
-      order by d.decision_date desc, d.case_id desc limit ${RANKED})
+      (select d.case_id from search_documents d where not d.withheld and ${q.where}
+       order by d.decision_date desc, d.case_id desc limit ${RANKED})
+      union
+      (select d.case_id from search_documents d where not d.withheld and ${q.exactParty} and ${q.where}
+       order by d.decision_date desc, d.case_id desc limit ${RANKED}))
     select d.case_id, (${q.score})::float8 as score from search_documents d join candidates c on c.case_id = d.case_id
     order by score desc, d.case_id asc`.execute(trx);
   const end = request.offset + request.limit;
   const page = ranked.slice(request.offset, end);
   if (end <= ranked.length) return page;
+  // The scored ones are not all the newest (exact parties join them), so the rest leaves them out by id.
   const { rows: rest } = await sql<Hit>`
     select d.case_id, 0::float8 as score from search_documents d
-    where not d.withheld and ${q.where}
+    where not d.withheld and ${q.where} and d.case_id <> all(${ranked.map((h) => h.caseId)}::text[])
     order by d.decision_date desc, d.case_id desc
-    limit ${end - Math.max(request.offset, ranked.length)} offset ${Math.max(request.offset, ranked.length)}`.execute(trx);
+    limit ${end - Math.max(request.offset, ranked.length)} offset ${Math.max(0, request.offset - ranked.length)}`.execute(trx);
   return [...page, ...rest];
 }
 
@@ -215,6 +220,7 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
           decisionDate: doc.decisionDate,
           decisionYear: doc.decisionYear,
           partyNames: names,
+          parties: sql<string[]>`${[...new Set(partiesOf(doc))]}::text[]`,
           document,
           withheld: doc.withheld,
         };
@@ -233,6 +239,7 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
             decisionDate: eb.ref('excluded.decisionDate'),
             decisionYear: eb.ref('excluded.decisionYear'),
             partyNames: eb.ref('excluded.partyNames'),
+            parties: eb.ref('excluded.parties'),
             document: eb.ref('excluded.document'),
             withheld: eb.ref('excluded.withheld'),
           })),
@@ -272,6 +279,8 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
     const exactMatch = sql<boolean>`(${sql.join(exactArms, sql` or `)})`;
     // The phrase as written (stop words keep their place): what a reader of "union of india" means first.
     const phrase = query.words === '' ? null : sql`phraseto_tsquery('english', ${fuzzy})`;
+    const party = normalisePartyName(fuzzy);
+    const exactParty = party === '' ? sql<boolean>`false` : sql<boolean>`d.parties @> array[${party}]::text[]`;
 
     return this.db.transaction().execute(async (trx) => {
       await sql`select set_config('pg_trgm.word_similarity_threshold', ${String(NAME_SIMILARITY)}, true)`.execute(trx);
@@ -287,12 +296,13 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
       const total = fuzzyArm ? await countMatches(trx, where, bound) : exactTotal;
       const score = sql<number>`(case when ${exactNumber} then 10 else 0 end)
         + (case when ${numberYear} then 2 else 0 end)
+        + (case when ${exactParty} then ${sql.lit(EXACT_PARTY_BONUS)} else 0 end)
         + ${phrase === null ? sql`0` : sql`(case when d.document @@ ${phrase} then 1 else 0 end)`}
         + ${query.words === '' ? sql`0` : sql`ts_rank_cd(d.document, ${tsq}, 32)`}
         + ${fuzzyArm ? sql`word_similarity(${fuzzy}, d.party_names)` : sql`0`}`;
       const hits =
         request.sort === 'relevance' && total > RANK_ALL
-          ? await rankCandidates(trx, { where, score }, request)
+          ? await rankCandidates(trx, { where, score, exactParty }, request)
           : await sql<{ caseId: string; score: number }>`
               select d.case_id, (${score})::float8 as score from search_documents d
               where not d.withheld and ${where}

@@ -4,7 +4,8 @@
  * tsvector (A: party names and case-number key, B: title and summary, C: judgment text),
  * built by the adapter from the SearchDocument, so the raw judgment text is not stored a
  * second time. `party_names` (normalised) and `case_number_key` carry trigram indexes for
- * names with typos and numbers in other printed forms; pg_trgm comes from a custom
+ * names with typos and numbers in other printed forms; `parties` (each name apart, GIN)
+ * finds a case with exactly the party typed; pg_trgm comes from a custom
  * migration that runs first.
  */
 import { sql } from 'drizzle-orm';
@@ -25,11 +26,17 @@ export const searchDocuments = pgTable(
     decisionDate: date('decision_date', { mode: 'string' }),
     decisionYear: integer('decision_year'),
     partyNames: text('party_names').notNull(),
+    /** Each party's normalised name on its own: `party_names` runs them together, so "exact party" needs this. */
+    parties: text('parties')
+      .array()
+      .notNull()
+      .default(sql`'{}'::text[]`),
     document: tsvector('document').notNull(),
     withheld: boolean('withheld').notNull(),
   },
   (t) => [
     index('search_documents_document_idx').using('gin', t.document),
+    index('search_documents_parties_idx').using('gin', t.parties),
     index('search_documents_party_trgm_idx').using('gin', t.partyNames.op('gin_trgm_ops')),
     index('search_documents_case_number_trgm_idx').using('gin', t.caseNumberKey.op('gin_trgm_ops')),
     index('search_documents_case_number_idx').on(t.caseNumberKey),
