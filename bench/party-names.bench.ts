@@ -185,6 +185,8 @@ async function score(index: SearchIndex, queries: readonly Query[], partiesOf: M
     if (hits.some((h) => right(h.caseId))) found[q.kind] += 1;
     else missed.push(`${q.kind}: ${q.query}`);
     if (q.kind === 'common' && hits[0] !== undefined && right(hits[0].caseId)) exactFirst += 1;
+    else if (q.kind === 'common')
+      missed.push(`not first: ${q.query} (first: ${[...(partiesOf.get(hits[0]?.caseId ?? '') ?? [])].join('; ')})`);
   }
   return { found, exactFirst, missed };
 }

@@ -283,6 +283,46 @@ for (const subject of subjects)
       }
     });
 
+    it('ranks a case with exactly the party typed above longer names holding it, and pages each match once', async () => {
+      // Synthetic: real party names and a real case's other fields, recombined.
+      const names = docs.flatMap((d) => [...d.petitioners, ...d.respondents]).filter((n) => /^[A-Z][a-z]+ [A-Z][a-z]+$/.test(n));
+      const name = names[0];
+      assert.ok(name !== undefined, 'the slice has a two-word personal name');
+      const surnames = [...new Set(names.map((n) => n.split(' ')[1]!))].filter((w) => !name.includes(w)).slice(0, 4);
+      const base = docs[0]!;
+      const longer = Array.from({ length: 24 }, (_, i) => ({
+        ...base,
+        caseId: `synthetic-longer-${String(i).padStart(2, '0')}`,
+        petitioners: [`${name} ${surnames[i % surnames.length]!}`],
+        respondents: ['State of Bihar'],
+        decisionDate: `1902-01-${String(i + 1).padStart(2, '0')}`,
+        decisionYear: 1902,
+      }));
+      const exact = {
+        ...base,
+        caseId: 'synthetic-exact',
+        petitioners: ['State of Bihar'],
+        respondents: [`Shri ${name}`],
+        decisionDate: '1901-05-01',
+        decisionYear: 1901,
+      };
+      await index.upsert([...longer, exact]);
+      try {
+        const synthetic = (query: string, over: Partial<SearchRequest> = {}) => ids(query, { filters: { years: [1901, 1902] }, ...over });
+        assert.equal((await synthetic(name))[0], exact.caseId);
+        const seen = [
+          ...(await synthetic(name, { limit: 10 })),
+          ...(await synthetic(name, { limit: 10, offset: 10 })),
+          ...(await synthetic(name, { limit: 10, offset: 20 })),
+        ];
+        const ours = seen.filter((id) => id.startsWith('synthetic-'));
+        assert.equal(new Set(ours).size, ours.length, 'no case on two pages');
+        assert.equal(ours.length, longer.length + 1);
+      } finally {
+        await index.remove([...longer, exact].map((d) => d.caseId));
+      }
+    });
+
     it('never returns a withheld document, only says one matched', async () => {
       const target = doc(DANA_YADAV);
       const before = await index.search(request('Dana Yadav'));

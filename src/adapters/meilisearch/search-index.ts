@@ -16,8 +16,9 @@
  * A case matches as it does on PostgreSQL: every word of the query (matchingStrategy
  * "all", each word typo-tolerant), or a case number or CNR read from the query, looked up
  * by filter: exactly on the stored keys, or on the "NUMBER YEAR" ending a key when the
- * query leaves the type out or misspells it. By relevance the exact lookups rank first,
- * then the number-and-year ones, then the word hits; a date sort orders every match by
+ * query leaves the type out or misspells it, or a party named exactly as the query
+ * (normalised, `partyKeys`). By relevance the exact lookups rank first, then the
+ * number-and-year ones, then up to a page of exact parties, then the word hits; a date sort orders every match by
  * date (the `sort` ranking rule comes first), undated cases last both ways and ties by
  * caseId, as on PostgreSQL. `total` is exact below TOTAL_HITS_CAP (an exhaustive count:
  * estimatedTotalHits counts a long judgment's chunks apart, so it moves with the page asked
@@ -80,6 +81,15 @@ const INITIALS_WEIGHT = 2;
 /** Scores of the lookups, above any word hit's ranking score (at most 1), exact above number-and-year. */
 const EXACT_SCORE = 3;
 const NUMBER_YEAR_SCORE = 2;
+/** A party named exactly as the query (PostgreSQL adds 1.5 for it too): below a case number, above any word hit. */
+const PARTY_SCORE = 1.5;
+/**
+ * Cases with exactly the party typed taken ahead of the word search: a first page's worth. A
+ * common party ("STATE OF PUNJAB") names thousands; the rest follow among the word hits.
+ */
+const PARTY_LOOKUP_LIMIT = 20;
+/** Longer than any party name users type: such a query is a passage, not a name. */
+const PARTY_QUERY_MAX_WORDS = 8;
 /** Ranking score a case missing a query word needs to fill a short first page: most words, close. */
 const PARTIAL_MATCH_SCORE = 0.6;
 
@@ -99,8 +109,13 @@ interface ChunkDocument {
   decisionYear: number | null;
   withheld: boolean;
   caseNumber?: string;
-  /** One entry a party: an entry equal to the query is Meilisearch's exact-attribute match, which ranks the exact party first. */
+  /** One entry a party. */
   parties?: string[];
+  /**
+   * exactKey of each party's normalised name: what "exact party first" looks up, since
+   * Meilisearch's exactness rule never sees one entry of an array as the whole attribute.
+   */
+  partyKeys?: string[];
   /** The party names with first names as initials ("R K SHARMA"), where that differs. */
   partyInitials?: string[];
   title?: string | null;
@@ -160,6 +175,7 @@ export function toChunks(doc: SearchDocument): ChunkDocument[] {
           ...shared,
           caseNumber: doc.caseNumber,
           parties: names,
+          partyKeys: [...new Set(names.filter((n) => n !== ''))].map(exactKey),
           partyInitials: names.flatMap((n) => initialsForm(n) ?? []),
           title: doc.title,
           summary: doc.summary,
@@ -206,6 +222,8 @@ interface Lookups {
   readonly exact: string | null;
   /** Keys ending in the number's "NUMBER YEAR": the query left the type out or misspelt it. */
   readonly numberYear: string | null;
+  /** A party named exactly as the query, when the query could be a name. */
+  readonly party: string | null;
 }
 
 function lookupsOf(query: AnalysedQuery): Lookups {
@@ -213,15 +231,18 @@ function lookupsOf(query: AnalysedQuery): Lookups {
     ...(query.caseNumberKeys.length ? [`caseNumberKey IN ${list(query.caseNumberKeys)}`] : []),
     ...(query.cnr ? [`cnr = ${quoted(query.cnr)}`] : []),
   ].join(' OR ');
+  const name = normalisePartyName(query.words);
+  const nameLike = exact === '' && query.numberAndYear === null && name !== '' && name.split(' ').length <= PARTY_QUERY_MAX_WORDS;
   return {
     exact: exact === '' ? null : exact,
     numberYear: query.numberAndYear === null ? null : `caseNumberTail = ${quoted(query.numberAndYear)}`,
+    party: nameLike ? `partyKeys = ${quoted(exactKey(name))}` : null,
   };
 }
 
 /** Either lookup, as one filter. */
 function anyLookup(lookups: Lookups): string | null {
-  const parts = [lookups.exact, lookups.numberYear].filter((f) => f !== null);
+  const parts = [lookups.exact, lookups.numberYear, lookups.party].filter((f) => f !== null);
   return parts.length === 0 ? null : parts.map((f) => `(${f})`).join(' OR ');
 }
 
@@ -259,6 +280,7 @@ export const MEILI_SETTINGS: Settings = {
     'decisionDay',
     'decisionYear',
     'withheld',
+    'partyKeys',
   ],
   sortableAttributes: ['decisionDay', 'caseId'],
   distinctAttribute: 'caseId',
@@ -285,6 +307,7 @@ export const MEILI_MIGRATIONS: readonly IndexMigration[] = [
     settings: MEILI_SETTINGS,
     reindex: true,
   },
+  { version: 3, description: 'each party as a filter key, so the exact party ranks first', settings: MEILI_SETTINGS, reindex: true },
 ];
 
 function synonymsOf(settings: Settings['synonyms']): PartySynonyms {
@@ -483,20 +506,21 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   /**
    * The cases the lookups find, exact matches first, then number-and-year ones (PostgreSQL
    * scores these 10 and 2, above any word match), each kind by caseId; LOOKUP_LIMIT of each,
-   * since a number names few cases.
+   * since a number names few cases; then PARTY_LOOKUP_LIMIT with exactly the party typed.
    */
   async #lookedUp(lookups: Lookups, visible: string): Promise<SearchHit[]> {
     const numberYearOnly =
       lookups.numberYear !== null && lookups.exact !== null ? `(${lookups.numberYear}) AND NOT (${lookups.exact})` : lookups.numberYear;
     const kinds = await Promise.all(
       [
-        { filter: lookups.exact, score: EXACT_SCORE },
-        { filter: numberYearOnly, score: NUMBER_YEAR_SCORE },
-      ].map(async ({ filter, score }) => {
+        { filter: lookups.exact, score: EXACT_SCORE, limit: LOOKUP_LIMIT },
+        { filter: numberYearOnly, score: NUMBER_YEAR_SCORE, limit: LOOKUP_LIMIT },
+        { filter: lookups.party, score: PARTY_SCORE, limit: PARTY_LOOKUP_LIMIT },
+      ].map(async ({ filter, score, limit }) => {
         if (filter === null) return [];
         const found = await this.index.search('', {
           filter: `(${filter}) AND ${visible}`,
-          limit: LOOKUP_LIMIT,
+          limit,
           attributesToRetrieve: ['caseId'],
         });
         return found.hits.map((h) => ({ caseId: h.caseId, score }));
