@@ -190,7 +190,8 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     build: (flags) => ({ method: 'POST', path: `/admin/keys/${id(flags, 'key')}/revoke`, body: {} }),
   },
   'credits grant': {
-    synopsis: 'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO] [--payment-reference REF]',
+    synopsis:
+      'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO] [--payment-reference REF]',
     strings: ['user', 'amount', 'note', 'source', 'expires-at', 'payment-reference'],
     booleans: [],
     required: ['user', 'amount'],
