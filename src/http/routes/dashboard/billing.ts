@@ -66,11 +66,11 @@ export function registerBillingPages(app: Hono<DashboardEnv>, deps: BillingPageD
         <ul>
           <li>the billing account id <code>${accountId}</code>,</li>
           <li>the number of credits you want (10 credits = Rs 1),</li>
-          <li>and, if you have one, your purchase order number.</li>
+          <li>and your payment's reference (bank UTR or payment id) or your purchase order number.</li>
         </ul>
         <p>
           The operator grants them with <code>court-records admin credits grant</code>; they are spendable at once and appear as a
-          <code>CreditsGranted</code> entry on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A call refused with 402
+          <code>CreditsGranted</code> entry, with the payment's reference, on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A call refused with 402
           <code>INSUFFICIENT_API_CREDITS</code> charged nothing: retry it after the top-up.
         </p>
       </section>
