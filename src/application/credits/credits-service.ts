@@ -262,6 +262,11 @@ export class CreditsService {
     return { holds, released };
   }
 
+  /**
+   * Grants `input.amount`. With a payment reference the grant is made once (see
+   * `#grantOnce`); in a caller's transaction a refused grant leaves its claim for that
+   * transaction to roll back.
+   */
   async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Granted>> {
     const meta = this.#meta(context);
     const { paymentReference } = input;

@@ -70,8 +70,8 @@ export function registerBillingPages(app: Hono<DashboardEnv>, deps: BillingPageD
         </ul>
         <p>
           The operator grants them with <code>court-records admin credits grant</code>; they are spendable at once and appear as a
-          <code>CreditsGranted</code> entry, with the payment's reference, on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A call refused with 402
-          <code>INSUFFICIENT_API_CREDITS</code> charged nothing: retry it after the top-up.
+          <code>CreditsGranted</code> entry, with the payment's reference, on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A
+          call refused with 402 <code>INSUFFICIENT_API_CREDITS</code> charged nothing: retry it after the top-up.
         </p>
       </section>
       <section>
