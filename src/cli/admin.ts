@@ -190,14 +190,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     build: (flags) => ({ method: 'POST', path: `/admin/keys/${id(flags, 'key')}/revoke`, body: {} }),
   },
   'credits grant': {
-    synopsis: 'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO]',
-    strings: ['user', 'amount', 'note', 'source', 'expires-at'],
+    synopsis:
+      'credits grant --user USER_ID --amount CREDITS [--note TEXT] [--source grant|purchase|correction] [--expires-at ISO] [--payment-reference REF]',
+    strings: ['user', 'amount', 'note', 'source', 'expires-at', 'payment-reference'],
     booleans: [],
     required: ['user', 'amount'],
     build: (flags) => {
       const note = text(flags, 'note');
       const source = oneOf(flags, 'source', GRANT_SOURCES);
       const expiresAt = text(flags, 'expires-at');
+      const paymentReference = text(flags, 'payment-reference');
       return {
         method: 'POST',
         path: `/admin/users/${id(flags, 'user')}/credits`,
@@ -206,6 +208,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           ...(note === undefined ? {} : { note }),
           ...(source === undefined ? {} : { source }),
           ...(expiresAt === undefined ? {} : { expiresAt }),
+          ...(paymentReference === undefined ? {} : { paymentReference }),
         },
       };
     },

@@ -10,24 +10,39 @@
  * a summary. Exit 0: clean; 1: differences; 3: no differences, but the ClickHouse check
  * could not run, so the books are not known to agree.
  *
- * Both read the database the service uses (DATABASE_URL, else PGlite in DATA_DIR), and
+ * `court-records finance close --month YYYY-MM [--account ID] [--format text|json|csv] [--out DIR]`:
+ * the month-end close (see domain/credits/close.ts), months in IST: per account and in
+ * total, opening balance, purchases, grants, corrections, consumption by endpoint, refunds,
+ * expiries and closing balance, in credits and rupees, proved against the ledger and the
+ * stored balances. `--out` also writes close-YYYY-MM.txt, .json and .csv there. Exit 0:
+ * balanced; 1: differences (each printed with its account and event).
+ *
+ * All read the database the service uses (DATABASE_URL, else PGlite in DATA_DIR), and
  * reconcile the analytics store it uses (CLICKHOUSE_URL, else chdb in DATA_DIR). A bad
  * command line prints usage on stderr and exits 2.
  */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { openAnalyticsStore, type OpenedAnalyticsStore } from '../adapters/clickhouse/open.ts';
 import { exportLedger, LEDGER_ROW_COLUMNS, type LedgerRow } from '../application/credits/ledger-export.ts';
+import { closeMonth } from '../application/credits/month-close.ts';
+import { monthWindow, type MonthWindow } from '../domain/credits/close.ts';
+import { closeCsv, closeJson, closeText, differenceText } from './finance-close-render.ts';
 import { reconcileLedger, type ReconcileDifference, type ReconcileReport } from '../application/credits/reconcile.ts';
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
 import { eventStoreOf } from '../wiring.ts';
 
 const USAGE = `usage: court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl
-       court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]`;
+       court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]
+       court-records finance close --month YYYY-MM [--account ID] [--format text|json|csv] [--out DIR]`;
 const FORMATS = ['csv', 'jsonl'] as const;
 type Format = (typeof FORMATS)[number];
 const RECONCILE_FORMATS = ['text', 'json'] as const;
 type ReconcileFormat = (typeof RECONCILE_FORMATS)[number];
+const CLOSE_FORMATS = ['text', 'json', 'csv'] as const;
+type CloseFormat = (typeof CLOSE_FORMATS)[number];
 /** Reconciliation found no difference but could not run every check. */
 const INCOMPLETE = 3;
 
@@ -55,7 +70,15 @@ interface ReconcileRequest {
   readonly format: ReconcileFormat;
 }
 
-type Request = ExportRequest | ReconcileRequest;
+interface CloseRequest {
+  readonly action: 'close';
+  readonly window: MonthWindow;
+  readonly accountId?: string;
+  readonly format: CloseFormat;
+  readonly out?: string;
+}
+
+type Request = ExportRequest | ReconcileRequest | CloseRequest;
 
 /** An ISO 8601 date or timestamp; a bare date is midnight UTC. */
 function instant(value: string | undefined, name: string): Date {
@@ -67,12 +90,18 @@ function instant(value: string | undefined, name: string): Date {
 function parse(args: readonly string[]): Request | 'help' {
   const [action, ...rest] = args;
   if (action === undefined || action === '--help' || action === '-h') return 'help';
-  if (action !== 'export' && action !== 'reconcile') throw new UsageError(`unknown command: finance ${action}`);
+  if (action !== 'export' && action !== 'reconcile' && action !== 'close') throw new UsageError(`unknown command: finance ${action}`);
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({
       args: [...rest],
-      options: { from: { type: 'string' }, to: { type: 'string' }, account: { type: 'string' }, format: { type: 'string' } },
+      options: {
+        from: { type: 'string' },
+        to: { type: 'string' },
+        account: { type: 'string' },
+        format: { type: 'string' },
+        ...(action === 'close' ? { month: { type: 'string' }, out: { type: 'string' } } : {}),
+      },
       strict: true,
       allowPositionals: false,
     }));
@@ -83,6 +112,16 @@ function parse(args: readonly string[]): Request | 'help' {
   const accountId = text('account')?.trim();
   if (accountId === '') throw new UsageError('--account must not be empty');
   const account = accountId === undefined ? {} : { accountId };
+  if (action === 'close') {
+    if (text('from') !== undefined || text('to') !== undefined) throw new UsageError('finance close takes --month, not --from/--to');
+    const window = monthWindow(text('month') ?? '');
+    if (!window) throw new UsageError('--month must be YYYY-MM');
+    const format = CLOSE_FORMATS.find((f) => f === (text('format') ?? 'text'));
+    if (!format) throw new UsageError(`--format must be one of ${CLOSE_FORMATS.join(', ')}`);
+    const out = text('out');
+    if (out === '') throw new UsageError('--out must not be empty');
+    return { action, window, format, ...account, ...(out === undefined ? {} : { out }) };
+  }
   if (action === 'reconcile') {
     const from = text('from') === undefined ? undefined : instant(text('from'), 'from');
     const to = text('to') === undefined ? undefined : instant(text('to'), 'to');
@@ -162,6 +201,29 @@ async function reconcile(request: ReconcileRequest, io: FinanceIo): Promise<numb
   }
 }
 
+async function close(request: CloseRequest, io: FinanceIo): Promise<number> {
+  const database = await openDatabase(loadConfig(io.env), 'court-records finance close');
+  try {
+    const db = database.maintenance;
+    const report = await closeMonth({ db, events: eventStoreOf(db) }, request.window, request.accountId);
+    const rendered = { text: closeText(report), json: closeJson(report), csv: closeCsv(report) };
+    if (request.out !== undefined) {
+      await mkdir(request.out, { recursive: true });
+      const base = join(request.out, `close-${request.window.month}${request.accountId === undefined ? '' : `-${request.accountId}`}`);
+      await writeFile(`${base}.txt`, rendered.text);
+      await writeFile(`${base}.json`, rendered.json);
+      await writeFile(`${base}.csv`, rendered.csv);
+    }
+    io.stdout.write(rendered[request.format]);
+    if (report.differences.length === 0) return 0;
+    // On stderr as well, so a close whose stdout went to a file still says it failed, and where.
+    for (const difference of report.differences) io.stderr.write(`${differenceText(difference)}\n`);
+    return 1;
+  } finally {
+    await database.close();
+  }
+}
+
 export async function runFinance(args: readonly string[], io: FinanceIo): Promise<number> {
   let request: Request | 'help';
   try {
@@ -176,6 +238,7 @@ export async function runFinance(args: readonly string[], io: FinanceIo): Promis
     return 0;
   }
   if (request.action === 'reconcile') return reconcile(request, io);
+  if (request.action === 'close') return close(request, io);
   const database = await openDatabase(loadConfig(io.env), 'court-records finance export');
   try {
     if (request.format === 'csv') io.stdout.write(`${LEDGER_ROW_COLUMNS.join(',')}\n`);

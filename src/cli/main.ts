@@ -30,6 +30,8 @@ const USAGE = `usage: court-records <command>
   finance reconcile
                    check balances, charges, audit trail and ClickHouse usage agree
                    (exit 0 clean, 1 differences, 3 incomplete: ClickHouse unreachable)
+  finance close --month YYYY-MM
+                   the month-end close (IST months), proved against the ledger (exit 1: differences)
 Commands that open the embedded database exit 75 while another process (the service) holds it.`;
 
 /** sysexits' EX_TEMPFAIL: the embedded database is held by another process; nothing was done, retry once it is free. */

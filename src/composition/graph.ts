@@ -22,6 +22,8 @@ import { findUserOrganization } from '../adapters/postgres/key-lookup.ts';
 import { AuditQueries } from '../application/audit/audit-queries.ts';
 import { UsageByDay } from '../application/audit/usage-by-day.ts';
 import { exportLedger } from '../application/credits/ledger-export.ts';
+import { closeMonth } from '../application/credits/month-close.ts';
+import { renderStatementPdf } from '../adapters/pdf/render-statement-pdf.ts';
 import { auditToClickHouse } from '../projections/audit-to-clickhouse.ts';
 import { ProjectorRunner } from '../projections/projector.ts';
 import { projectorLag } from '../projections/projector-lag.ts';
@@ -366,6 +368,8 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       accounts: application.accounts,
       credits: application.credits,
       ledger: (range) => exportLedger(application.store, range),
+      statement: (window, accountId) => closeMonth({ db: database.db, events: application.store }, window, accountId),
+      statementPdf: renderStatementPdf,
       audit: auditQueries,
       usage: new UsageByDay(analytics.store),
       webhooks: webhooks.endpoints,

@@ -24,6 +24,7 @@ export interface Database {
   creditReservations: InferSelectModel<typeof schema.creditReservations>;
   creditCharges: InferSelectModel<typeof schema.creditCharges>;
   creditLots: InferSelectModel<typeof schema.creditLots>;
+  creditPaymentReferences: InferSelectModel<typeof schema.creditPaymentReferences>;
   searchDocuments: InferSelectModel<typeof schema.searchDocuments>;
   caseChunks: InferSelectModel<typeof schema.caseChunks>;
   analysisRuns: WithDefaults<InferSelectModel<typeof schema.analysisRuns>, 'remoteFetched' | 'workflowStarted' | 'remoteFetchPlanned'>;

@@ -61,6 +61,7 @@ export const ERROR_STATUS = {
   ORGANIZATION_NOT_FOUND: 404,
   USER_NOT_FOUND: 404,
   EMAIL_TAKEN: 409,
+  PAYMENT_REFERENCE_IN_USE: 409,
   // Ours, for the dashboard-session routes under /api/settings (not in the spec).
   SESSION_REQUIRED: 401,
   CSRF_TOKEN_INVALID: 403,
@@ -139,6 +140,8 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   ORGANIZATION_NOT_FOUND: 'No organisation has this id.',
   USER_NOT_FOUND: 'No user has this id.',
   EMAIL_TAKEN: 'A user with this email already exists.',
+  PAYMENT_REFERENCE_IN_USE:
+    'This payment reference was already used for a grant to another account or of another amount; nothing was granted.',
   SESSION_REQUIRED: 'A logged-in dashboard session is required; log in again.',
   CSRF_TOKEN_INVALID: 'The X-CSRF-Token header is missing or does not match the session.',
   INVALID_CREDENTIALS: 'The email or password is incorrect.',

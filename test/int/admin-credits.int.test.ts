@@ -92,7 +92,12 @@ for (const factory of databases) {
     it('grants to the organisation of a member, answering 201 with the balance', async () => {
       const response = await post(orgMember, { amount: 5000, source: 'purchase', note: 'Invoice 2026-114' });
       assert.equal(response.status, 201);
-      assert.deepEqual(await response.json(), { success: true, data: { balance: 5000 } });
+      const body = (await response.json()) as { success: true; data: { grantId: string } };
+      assert.match(body.data.grantId, /^grt_/);
+      assert.deepEqual(body, {
+        success: true,
+        data: { balance: 5000, grantId: body.data.grantId, paymentReference: null, replayed: false },
+      });
       const user = await database.db.selectFrom('users').select('organizationId').where('userId', '=', orgMember).executeTakeFirstOrThrow();
       assert.deepEqual(await credits.balance(user.organizationId!), { balance: 5000, reserved: 0 });
       assert.deepEqual(await credits.balance(orgMember), { balance: 0, reserved: 0 });
@@ -101,7 +106,8 @@ for (const factory of databases) {
     it('grants to the user when they have no organisation; source defaults to grant', async () => {
       const response = await post(soloUser, { amount: 30 });
       assert.equal(response.status, 201);
-      assert.deepEqual(await response.json(), { success: true, data: { balance: 30 } });
+      const body = (await response.json()) as { data: Record<string, unknown> };
+      assert.deepEqual([body.data.balance, body.data.replayed], [30, false]);
       const rows = await exportRows({ accountId: soloUser });
       assert.deepEqual(
         rows.map((r) => [r.source, r.actor]),
@@ -121,10 +127,11 @@ for (const factory of databases) {
       assert.equal((await post(soloUser, { amount: 10 }, 'wrong-token-wrong-token-wrong')).status, 401);
     });
 
-    it('grants through the CLI and prints {"balance": n}', async () => {
+    it('grants through the CLI and prints the balance and the grant', async () => {
       const result = await admin(['credits', 'grant', '--user', soloUser, '--amount', '70', '--note', 'goodwill']);
       assert.equal(result.code, 0, result.stderr);
-      assert.deepEqual(JSON.parse(result.stdout), { balance: 100 });
+      const printed = JSON.parse(result.stdout) as { grantId: string };
+      assert.deepEqual(printed, { balance: 100, grantId: printed.grantId, paymentReference: null, replayed: false });
       const usage = await admin(['credits', 'grant', '--user', soloUser, '--amount', 'ten']);
       assert.equal(usage.code, 2);
       assert.match(usage.stderr, /--amount must be a whole number/);
@@ -253,7 +260,7 @@ for (const factory of databases) {
       const lines = csv.stdout.trim().split('\n');
       assert.equal(
         lines[0],
-        'globalPosition,recordedAt,accountId,streamPosition,type,amount,balanceChange,balance,reserved,source,grantId,reservationId,chargeId,requestRef,note,expiresAt,actor,lots',
+        'globalPosition,recordedAt,accountId,streamPosition,type,amount,balanceChange,balance,reserved,source,grantId,reservationId,chargeId,requestRef,note,expiresAt,paymentReference,actor,lots',
       );
       assert.equal(lines.length, 7);
       const jsonl = await run(['export', ...range, '--format', 'jsonl'], env);

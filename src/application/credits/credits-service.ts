@@ -38,6 +38,7 @@ import {
   type Reservation,
 } from '../../domain/credits/ledger.ts';
 import { fold } from '../../domain/decider.ts';
+import { decideReferenceReuse } from '../../domain/credits/payment-reference.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import { noMetrics, type Metrics } from '../../ports/metrics.ts';
 import { isConnectionLoss } from '../../db/connection-loss.ts';
@@ -54,7 +55,11 @@ export function billingAccountOf(user: { readonly userId: string; readonly organ
   return user.organizationId ?? user.userId;
 }
 
-export type CreditsError = LedgerError | { tag: 'UserNotFound' };
+export type CreditsError =
+  | LedgerError
+  | { tag: 'UserNotFound' }
+  /** The payment reference was already used for another account or amount. */
+  | { tag: 'PaymentReferenceInUse'; paymentReference: string; accountId: string; amount: number };
 export type CreditsResult<T> = { ok: true; value: T } | { ok: false; error: CreditsError };
 
 export interface Balance {
@@ -70,7 +75,12 @@ export interface GrantInput {
   readonly note?: string;
   /** ISO 8601, after now: the unspent rest of this grant then leaves the balance. */
   readonly expiresAt?: string;
+  /** The external payment this grant is for: a grant is made once per reference. */
+  readonly paymentReference?: string;
 }
+
+/** What a grant answers: the balance after it, its id, and whether it was made before under the same payment reference. */
+export type Granted = Balance & { readonly grantId: string; readonly replayed: boolean };
 
 /** Who asked, for the event metadata: an operator, a user, or the API call charged. */
 export interface CreditsContext {
@@ -138,6 +148,13 @@ function instant(value: string): string {
  */
 export const callChargeId = (callId: string) => `chg_${callId}`;
 export const callReservationId = (callId: string) => `rsv_${callId}`;
+
+/** A grant refused inside the transaction that claimed its payment reference: thrown so the claim rolls back. */
+class RefusedGrant extends Error {
+  constructor(readonly error: LedgerError) {
+    super(`grant refused: ${error.tag}`);
+  }
+}
 
 export class CreditsService {
   readonly #batcher: KeyedBatcher<LedgerItem, Decided>;
@@ -245,8 +262,14 @@ export class CreditsService {
     return { holds, released };
   }
 
-  async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Balance>> {
+  /**
+   * Grants `input.amount`. With a payment reference the grant is made once (see
+   * `#grantOnce`); in a caller's transaction a refused grant leaves its claim for that
+   * transaction to roll back.
+   */
+  async grant(accountId: string, input: GrantInput, context: CreditsContext = {}, trx?: Trx): Promise<CreditsResult<Granted>> {
     const meta = this.#meta(context);
+    const { paymentReference } = input;
     const command: LedgerCommand = {
       type: 'GrantCredits',
       accountId,
@@ -255,10 +278,59 @@ export class CreditsService {
       source: input.source,
       expiresAt: input.expiresAt === undefined ? null : instant(input.expiresAt),
       note: input.note ?? null,
+      ...(paymentReference === undefined ? {} : { paymentReference }),
       at: meta.occurredAt,
     };
-    const decided = await this.#run(accountId, command, command.grantId, meta, trx);
-    return decided.ok ? { ok: true, value: decided.after } : decided;
+    if (paymentReference === undefined) {
+      const decided = await this.#run(accountId, command, command.grantId, meta, trx);
+      return decided.ok ? { ok: true, value: { ...decided.after, grantId: command.grantId, replayed: false } } : decided;
+    }
+    if (trx) return this.#grantOnce(trx, command, paymentReference, meta);
+    try {
+      return await this.deps.db.transaction().execute((own) => this.#grantOnce(own, command, paymentReference, meta, true));
+    } catch (error) {
+      if (error instanceof RefusedGrant) return { ok: false, error: error.error };
+      throw error;
+    }
+  }
+
+  /**
+   * Claims the payment reference, then grants, in one transaction: a concurrent duplicate's
+   * insert waits on this claim's row and, once it commits, finds it and grants nothing. In
+   * its own transaction (`rollback`) a refused grant is thrown so its claim is undone.
+   */
+  async #grantOnce(
+    trx: Trx,
+    command: Extract<LedgerCommand, { type: 'GrantCredits' }>,
+    paymentReference: string,
+    meta: EventMetadata,
+    rollback = false,
+  ): Promise<CreditsResult<Granted>> {
+    const { accountId, grantId, amount, source, at } = command;
+    const claimed = await trx
+      .insertInto('creditPaymentReferences')
+      .values({ paymentReference, accountId, grantId, amount, source, createdAt: new Date(at) })
+      .onConflict((oc) => oc.column('paymentReference').doNothing())
+      .returning('grantId')
+      .executeTakeFirst();
+    if (!claimed) {
+      const existing = await trx
+        .selectFrom('creditPaymentReferences')
+        .select(['accountId', 'amount', 'grantId'])
+        .where('paymentReference', '=', paymentReference)
+        .executeTakeFirstOrThrow();
+      const reuse = decideReferenceReuse(paymentReference, existing, { accountId, amount });
+      if (reuse.tag === 'PaymentReferenceInUse')
+        return {
+          ok: false,
+          error: { tag: 'PaymentReferenceInUse', paymentReference, accountId: existing.accountId, amount: existing.amount },
+        };
+      return { ok: true, value: { ...(await this.balance(accountId, trx)), grantId: reuse.grantId, replayed: true } };
+    }
+    const decided = await this.#run(accountId, command, grantId, meta, trx);
+    if (decided.ok) return { ok: true, value: { ...decided.after, grantId, replayed: false } };
+    if (rollback) throw new RefusedGrant(decided.error);
+    return decided;
   }
 
   /** Grants to the billing account of `userId` (their organisation's when they have one). */
@@ -266,7 +338,7 @@ export class CreditsService {
     userId: string,
     input: GrantInput,
     context: CreditsContext = {},
-  ): Promise<CreditsResult<Balance & { accountId: string }>> {
+  ): Promise<CreditsResult<Granted & { accountId: string }>> {
     const accountId = await this.billingAccountForUser(userId);
     if (accountId === null) return { ok: false, error: { tag: 'UserNotFound' } };
     const granted = await this.grant(accountId, input, context);

@@ -43,6 +43,8 @@ export interface LedgerRow {
   readonly requestRef: string | null;
   readonly note: string | null;
   readonly expiresAt: string | null;
+  /** The external payment a grant was for. */
+  readonly paymentReference: string | null;
   readonly actor: string | null;
   /** The grants drawn on or credited back, as `grantId:amount` joined by `;`. */
   readonly lots: string | null;
@@ -65,17 +67,29 @@ export const LEDGER_ROW_COLUMNS = [
   'requestRef',
   'note',
   'expiresAt',
+  'paymentReference',
   'actor',
   'lots',
 ] as const satisfies readonly (keyof LedgerRow)[];
 
 function details(
   event: LedgerEvent,
-): Pick<LedgerRow, 'source' | 'grantId' | 'reservationId' | 'chargeId' | 'requestRef' | 'note' | 'expiresAt'> {
-  const none = { source: null, grantId: null, reservationId: null, chargeId: null, requestRef: null, note: null, expiresAt: null };
+): Pick<LedgerRow, 'source' | 'grantId' | 'reservationId' | 'chargeId' | 'requestRef' | 'note' | 'expiresAt' | 'paymentReference'> {
+  const none = {
+    source: null,
+    grantId: null,
+    reservationId: null,
+    chargeId: null,
+    requestRef: null,
+    note: null,
+    expiresAt: null,
+    paymentReference: null,
+  };
   switch (event.type) {
-    case 'CreditsGranted':
-      return { ...none, source: event.data.source, grantId: event.data.grantId, note: event.data.note, expiresAt: event.data.expiresAt };
+    case 'CreditsGranted': {
+      const { source, grantId, note, expiresAt, paymentReference } = event.data;
+      return { ...none, source, grantId, note, expiresAt, paymentReference: paymentReference ?? null };
+    }
     case 'CreditsReserved':
       return { ...none, reservationId: event.data.reservationId, requestRef: event.data.requestRef };
     case 'CreditsCharged':

@@ -84,3 +84,18 @@ export const creditLots = pgTable(
       .where(sql`${t.remaining} > 0 and ${t.expiresAt} is not null`),
   ],
 );
+
+/**
+ * The external payment reference of a grant or purchase (an invoice or payment id), claimed
+ * once: a grant naming a reference already here is the same payment again and credits
+ * nothing. The claim is inserted before the grant in one transaction, so concurrent
+ * duplicates meet on this primary key and exactly one of them grants.
+ */
+export const creditPaymentReferences = pgTable('credit_payment_references', {
+  paymentReference: text('payment_reference').primaryKey(),
+  accountId: text('account_id').notNull(),
+  grantId: text('grant_id').notNull(),
+  amount: bigint('amount', { mode: 'number' }).notNull(),
+  source: text('source').notNull(),
+  createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+});

@@ -41,6 +41,8 @@ export type LedgerEvent =
         source: GrantSource;
         expiresAt: string | null;
         note: string | null;
+        /** The external payment (invoice, payment id) this grant is for; absent when none was given. */
+        paymentReference?: string;
         at: string;
       };
     }
@@ -68,6 +70,7 @@ export type LedgerCommand =
       source: GrantSource;
       expiresAt: string | null;
       note: string | null;
+      paymentReference?: string;
       at: string;
     }
   | { type: 'ReserveCredits'; accountId: string; reservationId: string; amount: number; requestRef: string; holdUntil?: string; at: string }

@@ -27,13 +27,30 @@ const Body = z
         'From this time the unspent rest of the grant expires (a CreditsExpired ledger event); soonest-expiring credits are spent first. Must be in the future.',
       example: '2027-03-31T23:59:59Z',
     }),
+    paymentReference: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .regex(/^[\x21-\x7e]+( [\x21-\x7e]+)*$/, 'printable ASCII')
+      .optional()
+      .openapi({
+        description:
+          'The external payment (invoice, payment gateway id) this grant is for, kept on the ledger line. A grant is made once per reference: the same reference again credits nothing.',
+        example: 'INV-2026-114',
+      }),
   })
   .strict()
   .openapi('AdminGrantCredits');
 
 const Granted = envelope(
   z.object({
-    balance: z.number().int().openapi({ description: 'Spendable credits of the billing account after the grant.', example: 5000 }),
+    balance: z.number().int().openapi({ description: 'Spendable credits of the billing account now.', example: 5000 }),
+    grantId: z
+      .string()
+      .openapi({ description: 'The ledger grant (the original one when the reference was granted before).', example: 'grt_01J' }),
+    paymentReference: z.string().nullable().openapi({ example: 'INV-2026-114' }),
+    replayed: z.boolean().openapi({ description: 'True when this payment reference was granted before and nothing was credited now.' }),
   }),
 ).openapi('AdminCreditsGranted');
 
@@ -46,13 +63,22 @@ const route = createRoute({
   security: ADMIN_SECURITY,
   request: { params: UserParams, body: { content: { 'application/json': { schema: Body } }, required: true } },
   responses: {
+    200: {
+      description: 'Granted before under this payment reference: nothing credited now.',
+      content: { 'application/json': { schema: Granted } },
+    },
     201: { description: 'Granted.', content: { 'application/json': { schema: Granted } } },
-    ...errorResponses(...ADMIN_GATE_ERRORS, 'USER_NOT_FOUND', ...BODY_ERRORS),
+    ...errorResponses(...ADMIN_GATE_ERRORS, 'USER_NOT_FOUND', 'PAYMENT_REFERENCE_IN_USE', ...BODY_ERRORS),
   },
 });
 
 function grantError(error: CreditsError): Error {
   if (error.tag === 'UserNotFound') return new ApiError('USER_NOT_FOUND');
+  if (error.tag === 'PaymentReferenceInUse') {
+    return new ApiError('PAYMENT_REFERENCE_IN_USE', {
+      message: `Payment reference ${error.paymentReference} was already granted: ${String(error.amount)} credits to account ${error.accountId}; nothing was granted.`,
+    });
+  }
   if (error.tag === 'InvalidExpiry') {
     return new ApiError('VALIDATION_ERROR', {
       message: 'Validation failed: expiresAt: must be after now',
@@ -66,10 +92,18 @@ function grantError(error: CreditsError): Error {
 export function registerPostUserCredits(app: App, credits: CreditsService): void {
   app.openapi(route, async (c) => {
     const { userId } = c.req.valid('param');
-    const { amount, note, source, expiresAt } = c.req.valid('json');
-    const input = { amount, source, ...(note === undefined ? {} : { note }), ...(expiresAt === undefined ? {} : { expiresAt }) };
+    const { amount, note, source, expiresAt, paymentReference } = c.req.valid('json');
+    const input = {
+      amount,
+      source,
+      ...(note === undefined ? {} : { note }),
+      ...(expiresAt === undefined ? {} : { expiresAt }),
+      ...(paymentReference === undefined ? {} : { paymentReference }),
+    };
     const result = await credits.grantToUser(userId, input, { actor: 'operator', requestId: c.get('requestId') });
     if (!result.ok) throw grantError(result.error);
-    return c.json({ success: true as const, data: { balance: result.value.balance } }, 201);
+    const { balance, grantId, replayed } = result.value;
+    const data = { balance, grantId, paymentReference: paymentReference ?? null, replayed };
+    return replayed ? c.json({ success: true as const, data }, 200) : c.json({ success: true as const, data }, 201);
   });
 }

@@ -7,13 +7,17 @@
 import type { Hono } from 'hono';
 import { html } from 'hono/html';
 import { billingAccountOf, type CreditsService } from '../../../application/credits/credits-service.ts';
+import { permits } from '../../../application/sessions/session-service.ts';
 import { TIER_FEATURES, TIER_LIMITS, TIER_NAMES, TIERS, type TierFeatures, type TierLimits } from '../../../domain/access/tiers.ts';
 import { priceList } from '../../../domain/credits/prices.ts';
+import type { Clock } from '../../../ports/clock.ts';
 import { integer, page } from './layout-support.ts';
+import { recentMonths, statementPath } from './statement-support.ts';
 import { DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
 
 export interface BillingPageDeps {
   readonly credits: CreditsService;
+  readonly clock: Clock;
 }
 
 const FEATURES: readonly [keyof TierFeatures, string][] = [
@@ -62,13 +66,33 @@ export function registerBillingPages(app: Hono<DashboardEnv>, deps: BillingPageD
         <ul>
           <li>the billing account id <code>${accountId}</code>,</li>
           <li>the number of credits you want (10 credits = Rs 1),</li>
-          <li>and, if you have one, your purchase order number.</li>
+          <li>and your payment's reference (bank UTR or payment id) or your purchase order number.</li>
         </ul>
         <p>
           The operator grants them with <code>court-records admin credits grant</code>; they are spendable at once and appear as a
-          <code>CreditsGranted</code> entry on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A call refused with 402
-          <code>INSUFFICIENT_API_CREDITS</code> charged nothing: retry it after the top-up.
+          <code>CreditsGranted</code> entry, with the payment's reference, on the <a href="${DASHBOARD_PATH}/ledger">Credits</a> page. A
+          call refused with 402 <code>INSUFFICIENT_API_CREDITS</code> charged nothing: retry it after the top-up.
         </p>
+      </section>
+      <section>
+        <h2>Monthly statements</h2>
+        ${
+          permits(c.get('session'), 'ledger.view')
+            ? html`<p class="muted">Statements of the organisation's credits are available to its admins.</p>`
+            : html`<p class="muted">Months in India Standard Time; the current month is the statement so far.</p>
+                <table data-testid="statements">
+                  <tbody>
+                    ${recentMonths(deps.clock.now()).map(
+                      (month) =>
+                        html`<tr>
+                          <td>${month}</td>
+                          <td><a href="${statementPath(accountId, month, 'pdf')}" download>PDF</a></td>
+                          <td><a href="${statementPath(accountId, month, 'csv')}" download>CSV</a></td>
+                        </tr>`,
+                    )}
+                  </tbody>
+                </table>`
+        }
       </section>
       <section>
         <h2>Prices</h2>

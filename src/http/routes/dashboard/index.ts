@@ -18,6 +18,7 @@ import type { CreditsService } from '../../../application/credits/credits-servic
 import type { ExportRange, LedgerRow } from '../../../application/credits/ledger-export.ts';
 import type { SessionService } from '../../../application/sessions/session-service.ts';
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
+import type { MonthClose, MonthWindow } from '../../../domain/credits/close.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import type { App } from '../../app-types.ts';
 import type { AppEnv } from '../../env.ts';
@@ -28,6 +29,7 @@ import { STYLESHEET } from './layout-support.ts';
 import { registerLedgerPages } from './ledger.ts';
 import { registerLoginPages, registerLogoutPage } from './login.ts';
 import { DASHBOARD_PATH, requireSession, type DashboardEnv } from './session-support.ts';
+import { registerStatementRoutes } from './statements.ts';
 import { registerUsagePage } from './usage.ts';
 import { registerWebhooksPage } from './webhooks.ts';
 
@@ -37,6 +39,9 @@ export interface DashboardDeps {
   readonly credits: CreditsService;
   /** The ledger entries of a range with running balances (exportLedger over the database). */
   readonly ledger: (range: ExportRange) => AsyncIterable<LedgerRow>;
+  /** The month-end close of one account, for its statements (closeMonth over the database). */
+  readonly statement: (window: MonthWindow, accountId: string) => Promise<MonthClose>;
+  readonly statementPdf: (title: string, lines: readonly string[]) => Promise<Uint8Array>;
   readonly audit: AuditQueries;
   readonly usage: UsageByDay;
   readonly webhooks: WebhookEndpoints;
@@ -83,6 +88,7 @@ export function registerDashboard(root: App, deps: DashboardDeps): void {
   registerAuditPage(pages, { queries: deps.audit, logger: deps.logger });
   registerWebhooksPage(pages, deps);
   registerBillingPages(pages, deps);
+  registerStatementRoutes(pages, deps);
   dashboard.route('/', pages);
 
   root.route(DASHBOARD_PATH, dashboard);

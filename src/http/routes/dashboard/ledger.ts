@@ -38,6 +38,7 @@ export const LEDGER_CSV_COLUMNS = [
   'requestRef',
   'note',
   'expiresAt',
+  'paymentReference',
 ] as const satisfies readonly (keyof LedgerRow)[];
 
 /** Entries shown on the page, newest first; the CSV holds them all. */
@@ -87,7 +88,9 @@ export function registerLedgerPages(app: Hono<DashboardEnv>, deps: LedgerPageDep
           <td class="num">${integer(r.reserved)}</td>
           <td>
             <code>${r.chargeId ?? r.grantId ?? r.reservationId ?? ''}</code
-            >${r.note === null ? '' : html`<br /><span class="muted">${r.note}</span>`}
+            >${r.paymentReference === null ? '' : html`<br />Payment <code data-testid="payment-reference">${r.paymentReference}</code>`}${
+              r.note === null ? '' : html`<br /><span class="muted">${r.note}</span>`
+            }
           </td>
         </tr>`,
     );
