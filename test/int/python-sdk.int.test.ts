@@ -50,14 +50,23 @@ async function virtualenv(): Promise<string> {
   return python;
 }
 
-/** The first start ingests the corpus and then stores the judgments' documents after /health answers: the tests start once both are done. */
+/**
+ * The first start ingests the corpus and stores the judgments' documents after /health answers,
+ * and the search index is a projection that follows: the tests start once the documents are
+ * stored and the search projector's lag (GET /ops/metrics, open to loopback) is zero, so pages
+ * of one query do not change under the pagination test.
+ */
 async function ingested(service: RunningService): Promise<void> {
   const deadline = Date.now() + 300_000;
   while (Date.now() < deadline) {
-    if (service.output().includes('"msg":"judgment documents stored"')) return;
+    if (service.output().includes('"msg":"judgment documents stored"')) {
+      const metrics = await (await fetch(`${service.url}/ops/metrics`)).text();
+      const lags = [...metrics.matchAll(/^court_records_projector_lag_events\{projector="search-index:[^"]*"\} (\S+)$/gm)];
+      if (lags.length > 0 && lags.every((m) => Number(m[1]) === 0)) return;
+    }
     await new Promise((resolve) => setTimeout(resolve, 1_000));
   }
-  throw new Error(`the first start never stored the judgment documents:\n${service.output()}`);
+  throw new Error(`the first start never stored the judgment documents and indexed them:\n${service.output()}`);
 }
 
 function pythonBlocks(markdown: string): string[] {

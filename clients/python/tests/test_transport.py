@@ -3,6 +3,7 @@ every attempt, Retry-After slept exactly, typed errors carrying the key. The liv
 (test_live.py) repeat the important ones against the real service."""
 
 import json
+from importlib import metadata
 
 import httpx
 import pytest
@@ -70,7 +71,7 @@ def test_gets_carry_no_key_and_the_api_key_and_user_agent():
     result = sync_client(handle, []).account.me()
     assert "idempotency-key" not in seen[0].headers
     assert seen[0].headers["x-api-key"] == "k"
-    assert seen[0].headers["user-agent"].startswith("court-records-python/")
+    assert seen[0].headers["user-agent"].startswith(f"court-records-python/{metadata.version('court-records')} httpx/")
     assert result.idempotency_key is None and result.body.data.user_id == "u"
 
 

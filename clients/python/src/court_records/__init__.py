@@ -23,7 +23,7 @@ from .errors import (
     WaitTimeoutError,
 )
 from .pdf_link import InvalidPdfLinkError, decrypt_pdf_link
-from .webhooks import WebhookVerificationError, sign_webhook, verify_webhook
+from .webhooks import WebhookEvent, WebhookEventType, WebhookVerificationError, sign_webhook, verify_webhook
 
 __all__ = [
     "ERROR_CODES",
@@ -47,6 +47,8 @@ __all__ = [
     "ServerError",
     "TimelineFailedError",
     "WaitTimeoutError",
+    "WebhookEvent",
+    "WebhookEventType",
     "WebhookVerificationError",
     "__version__",
     "decrypt_pdf_link",

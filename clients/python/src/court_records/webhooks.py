@@ -17,7 +17,20 @@ import json
 import re
 import time
 from collections.abc import Mapping
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict, cast
+
+WebhookEventType = Literal["analysis.stored", "analysis.failed", "timeline.completed", "timeline.failed"]
+
+
+class WebhookEvent(TypedDict):
+    """What a delivery carries: the event type, when it happened, and ids to fetch the result with."""
+
+    type: str
+    timestamp: str
+    mode: Literal["live", "test"]
+    """Whether it happened in live or in test mode (a crk_test key's call): only endpoints of that mode hear it."""
+    data: dict[str, Any]
+
 
 WebhookVerificationReason = Literal[
     "MISSING_HEADERS", "INVALID_SECRET", "INVALID_TIMESTAMP", "TIMESTAMP_OUT_OF_TOLERANCE", "NO_MATCHING_SIGNATURE", "INVALID_PAYLOAD"
@@ -73,7 +86,7 @@ def verify_webhook(
     secret: str,
     tolerance_seconds: int = 300,
     now: float | None = None,
-) -> dict[str, Any]:
+) -> WebhookEvent:
     """Checks a delivery's signature and timestamp and returns its parsed event.
 
     ``payload`` is the raw request body exactly as received (re-serialised JSON does not
@@ -105,4 +118,4 @@ def verify_webhook(
         raise WebhookVerificationError("INVALID_PAYLOAD", "the signed body is not JSON") from cause
     if not isinstance(event, dict):
         raise WebhookVerificationError("INVALID_PAYLOAD", "the signed body is not a JSON object")
-    return event
+    return cast(WebhookEvent, event)
