@@ -1,6 +1,8 @@
 """The retry decisions: what is retried, how long it waits, and what is handed back."""
 
+import re
 from email.utils import formatdate
+from pathlib import Path
 
 import pytest
 
@@ -57,3 +59,16 @@ def test_a_wait_longer_than_max_delay_is_handed_back():
     assert should_retry(30.0, POLICY)
     assert not should_retry(3600.0, POLICY)
     assert not should_retry(None, POLICY)
+
+
+def test_retries_what_the_customer_guides_error_table_says_the_sdks_retry():
+    """docs/customer-guide.md's "SDK retries" column, checked against the TypeScript SDK by test/int/customer-guide.int.test.ts."""
+    guide = Path(__file__).resolve().parents[3] / "docs" / "customer-guide.md"
+    rows = re.findall(r"^\| `([A-Z_]+)` \| (\d{3}) \| ([^|]+) \|", guide.read_text(encoding="utf-8"), re.M)
+    assert len(rows) > 50
+    for code, status, says in rows:
+        retried = should_retry(retry_delay(int(status), code, 1.0, 0.5), POLICY)
+        assert retried == (says.strip() != "no"), f"{code} ({status}): the guide says {says.strip()!r}"
+        if says.strip().startswith("after Retry-After"):
+            assert retry_delay(int(status), code, None, 0.5) is None, f"{code}: retried without a Retry-After"
+            assert not should_retry(retry_delay(int(status), code, 31.0, 0.5), POLICY), f"{code}: waited past 30 s"
