@@ -20,7 +20,19 @@ const readsEventsTable = [
 const httpForbidden = ['**/adapters/**', '**/db/**', 'kysely'];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'data/', 'migrations/', 'sdk/dist/', 'eslint.config.js', 'bin/', 'scripts/*.mjs', 'src/main.deno.ts'] },
+  {
+    ignores: [
+      'node_modules/',
+      'clients/python/.venv-ci/',
+      'data/',
+      'migrations/',
+      'sdk/dist/',
+      'eslint.config.js',
+      'bin/',
+      'scripts/*.mjs',
+      'src/main.deno.ts',
+    ],
+  },
   ...tseslint.configs.strictTypeChecked,
   {
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
