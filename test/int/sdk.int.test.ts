@@ -8,7 +8,8 @@
  * retried; a PDF link decrypts and downloads. The resource namespaces: bodies with their
  * answer's facts (the idempotency key among them) on `lastResponse`; the key on every error,
  * so a caller whose call was lost retries with it and is charged once; per-call timeout and
- * signal; auto-pagination across real page boundaries, charged per page; redirects followed
+ * signal; semantic search's in-band refusal (200, success false) thrown typed;
+ * auto-pagination across real page boundaries, charged per page; redirects followed
  * without the key to another origin (two loopback servers).
  */
 import assert from 'node:assert/strict';
@@ -29,8 +30,11 @@ import {
   InsufficientCreditsError,
   NotFoundError,
   SDK_VERSION,
+  UpstreamError,
   type CourtRecordsClient,
 } from '@court-records/sdk';
+import type { SearchIndex } from '../../src/ports/search-index.ts';
+import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
@@ -101,12 +105,18 @@ async function rejection(promise: Promise<unknown>): Promise<CourtRecordsError> 
 
 const pglite = databases.find((d) => d.name === 'pglite')!;
 
+const down = (what: string) => () => Promise.reject(new Error(`${what} is down`));
+/** The vector path down: semantic search answers from the keyword index (fallbackMode), real hits without embedding the corpus here. */
+const vectorsDown: VectorIndex = { search: down('vector index'), ping: down('vector index') };
+
 describe('the TypeScript SDK against the real service', { timeout: 300_000 }, () => {
   let database: OpenedDatabase;
   let t: TestApp;
   let server: ServerType;
   let origin: string;
   let proxy: Awaited<ReturnType<typeof startCuttingProxy>>;
+  let fallbackServer: ServerType;
+  let fallbackPort: number;
   const clock = new SettableClock(new Date('2026-11-20T10:00:30Z'));
   const slept: number[] = [];
   let account: { userId: string; key: string };
@@ -144,10 +154,15 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     await storeJudgmentDocuments({ db: database.db, storage: t.research.documents, now: () => clock.now() });
     account = await keyedUser(t.application.accounts, 'sdk', { requestsPerMinute: 1_000 });
     await t.application.credits.grant(account.userId, { amount: 10_000, source: 'grant' });
+    const fallback = buildTestApp({ db: database.db, clock, index, vectors: vectorsDown, publicBaseUrl: `${origin}${BASE}` });
+    fallbackServer = serve({ fetch: (request) => fallback.app.fetch(request), port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => fallbackServer.once('listening', resolve));
+    fallbackPort = (fallbackServer.address() as AddressInfo).port;
     proxy = await startCuttingProxy(new URL(origin).port === '' ? 80 : Number(new URL(origin).port));
   });
   after(async () => {
     await proxy.close();
+    await new Promise((resolve) => fallbackServer.close(resolve));
     await new Promise((resolve) => server.close(resolve));
     await database.close();
   });
@@ -369,15 +384,56 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     assert.deepEqual(seen, expected.slice(0, 5));
     assert.equal(await balance(account.userId), before - 3 * SEARCH_PRICE, 'three pages fetched for five hits, not a fourth');
 
-    const semantic = await sdk.search.semanticAutoPaginate({ query: 'land acquisition compensation', limit: 2 }).toArray({ limit: 3 });
+    // Semantic search pages by number; here it answers from the keyword fallback (the vector path is down on this listener).
+    const fallback = client(account.key, { port: fallbackPort });
+    const semanticQuery = { query: 'land acquisition compensation', limit: 2 };
     const semanticPages = [
-      ...(await sdk.search.semantic({ query: 'land acquisition compensation', limit: 2, page: 1 })).data,
-      ...(await sdk.search.semantic({ query: 'land acquisition compensation', limit: 2, page: 2 })).data,
+      ...(await fallback.search.semantic({ ...semanticQuery, page: 1 })).data,
+      ...(await fallback.search.semantic({ ...semanticQuery, page: 2 })).data,
     ];
+    assert.equal(semanticPages.length, 4, 'two full pages of two');
+    const semantic = await fallback.search.semanticAutoPaginate(semanticQuery).toArray({ limit: 3 });
     assert.deepEqual(
       semantic.map((hit) => hit.caseId),
       semanticPages.slice(0, 3).map((hit) => hit.caseId),
     );
+  });
+
+  it('throws semantic search’s in-band refusal (HTTP 200, success false) as an UpstreamError with its key; the retry with that key runs afresh', async () => {
+    const index: SearchIndex = {
+      name: 'postgres',
+      checkpointKey: 'postgres',
+      writeBatchSize: 200,
+      search: down('search index'),
+      upsert: down('search index'),
+      remove: down('search index'),
+      ping: down('search index'),
+    };
+    const broken = buildTestApp({ db: database.db, clock, index, vectors: vectorsDown });
+    const brokenServer = serve({ fetch: (request) => broken.app.fetch(request), port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => brokenServer.once('listening', resolve));
+    try {
+      const before = await balance(account.userId);
+      const body = { query: 'land acquisition compensation', limit: 2 };
+      const refused = await client(account.key, { port: (brokenServer.address() as AddressInfo).port })
+        .search.semantic(body)
+        .then(
+          () => assert.fail('resolved'),
+          (error: unknown) => error,
+        );
+      assert.ok(refused instanceof UpstreamError);
+      assert.deepEqual([refused.status, refused.code], [200, 'UPSTREAM_UNAVAILABLE']);
+      assert.match(refused.requestId ?? '', /\S/);
+      assert.match(refused.idempotencyKey ?? '', /^sdk-/);
+      assert.equal(await balance(account.userId), before, 'nothing charged');
+      // The same key on a listener whose keyword index answers: run afresh (an error is never stored), and charged then.
+      const retried = await client(account.key, { port: fallbackPort }).search.semantic(body, { idempotencyKey: refused.idempotencyKey! });
+      assert.deepEqual([retried.lastResponse.replayed, retried.lastResponse.idempotencyKey], [false, refused.idempotencyKey]);
+      assert.ok(retried.data.length > 0);
+      assert.ok((retried.lastResponse.creditsCharged ?? 0) > 0);
+    } finally {
+      await new Promise((resolve) => brokenServer.close(resolve));
+    }
   });
 
   it('follows a redirect on the same origin with the key, and to another origin without it (two loopback servers)', async () => {
@@ -510,11 +566,12 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
   });
 
   it('every charge it made is one CreditsCharged event with a server-made id', async () => {
-    const rows = await sql<{ n: number; ids: number }>`
-      select count(*)::int as n, count(distinct data->>'chargeId')::int as ids
+    const rows = await sql<{ n: number; ids: number; spent: number }>`
+      select count(*)::int as n, count(distinct data->>'chargeId')::int as ids, coalesce(sum((data->>'amount')::int), 0)::int as spent
       from events where type = 'CreditsCharged' and stream_id = ${`credit-ledger-${account.userId}`}`.execute(database.db);
     assert.equal(rows.rows[0]!.n, rows.rows[0]!.ids);
-    assert.equal(rows.rows[0]!.n * SEARCH_PRICE, 10_000 - (await balance(account.userId)));
+    // Searches and also, from the namespace tests, a case read, PDF links and semantic pages.
+    assert.equal(rows.rows[0]!.spent, 10_000 - (await balance(account.userId)));
   });
 });
 

@@ -2,9 +2,9 @@
  * The SDK's pure parts: its User-Agent per runtime, its version against its manifest, its
  * per-operation timeouts against the server's longest bound, the error class of every code
  * of the server's error table, and auto-pagination's page-by-page fetching (over pages the
- * test hands it). One fake transport: the in-band `success: false` answer, which the real
- * service gives only when both search indexes fail (sdk.int.test.ts covers every refusal
- * the service can be made to give).
+ * test hands it). One fake transport: the request the client sends for an in-band
+ * `success: false` answer (sdk.int.test.ts gets that answer from the real service with both
+ * search indexes down).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
