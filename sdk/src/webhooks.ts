@@ -9,7 +9,7 @@
  */
 
 /** What a delivery carries: the event type, when it happened, and ids to fetch the result with. */
-export interface WebhookEvent<T extends string = string, D = Record<string, unknown>> {
+export interface WebhookEvent<T extends string = string, D extends object = Record<string, unknown>> {
   readonly type: T;
   readonly timestamp: string;
   /** Whether it happened in live or in test mode (a crk_test key's call): only endpoints of that mode hear it. */
@@ -17,7 +17,30 @@ export interface WebhookEvent<T extends string = string, D = Record<string, unkn
   readonly data: D;
 }
 
-export type WebhookEventType = 'analysis.stored' | 'analysis.failed' | 'timeline.completed' | 'timeline.failed';
+/** An analysis run ended: read it with `client.analysis.get(data.caseId)` (single) or the consolidated call again. */
+export interface AnalysisEventData {
+  readonly runId: string;
+  readonly kind: 'single' | 'consolidated';
+  readonly caseId: string;
+}
+
+/** A timeline job ended: read it with `client.timeline.get(data.requestId)`. */
+export interface TimelineEventData {
+  readonly requestId: string;
+  readonly caseId: string;
+}
+
+export type AnalysisStoredEvent = WebhookEvent<'analysis.stored', AnalysisEventData>;
+/** The run failed and its charge was given back. */
+export type AnalysisFailedEvent = WebhookEvent<'analysis.failed', AnalysisEventData>;
+export type TimelineCompletedEvent = WebhookEvent<'timeline.completed', TimelineEventData>;
+/** The live fetch failed and its charge was given back; `errorCode` is the job's `error.code`. */
+export type TimelineFailedEvent = WebhookEvent<'timeline.failed', TimelineEventData & { readonly errorCode?: string }>;
+
+/** Every event the API sends, discriminated by `type`: `switch (event.type)` narrows `data`. */
+export type CourtRecordsWebhookEvent = AnalysisStoredEvent | AnalysisFailedEvent | TimelineCompletedEvent | TimelineFailedEvent;
+
+export type WebhookEventType = CourtRecordsWebhookEvent['type'];
 
 export type WebhookVerificationReason =
   'MISSING_HEADERS' | 'INVALID_SECRET' | 'INVALID_TIMESTAMP' | 'TIMESTAMP_OUT_OF_TOLERANCE' | 'NO_MATCHING_SIGNATURE' | 'INVALID_PAYLOAD';
@@ -90,11 +113,13 @@ export async function signWebhook(input: { id: string; timestamp: number; payloa
 }
 
 /**
- * Checks a delivery's signature and timestamp and returns its parsed event; throws
+ * Checks a delivery's signature and timestamp and returns its parsed, typed event; throws
  * `WebhookVerificationError` (with a `reason`) when it must not be trusted. Deduplicate on
  * `webhook-id`: a delivery retried after a lost answer carries the same id.
  */
-export async function verifyWebhook<E extends WebhookEvent = WebhookEvent<WebhookEventType>>(input: VerifyWebhookInput): Promise<E> {
+export async function verifyWebhook<E extends WebhookEvent<string, object> = CourtRecordsWebhookEvent>(
+  input: VerifyWebhookInput,
+): Promise<E> {
   const id = header(input.headers, 'webhook-id');
   const timestamp = header(input.headers, 'webhook-timestamp');
   const signatures = header(input.headers, 'webhook-signature');

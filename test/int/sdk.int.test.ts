@@ -5,7 +5,12 @@
  * on the wire is retried with the same Idempotency-Key and charged once (a TCP proxy cuts
  * the connection after the server answered); a 429's Retry-After is waited exactly (the
  * wait advances the service's clock) and a long one is handed back; a reused key is not
- * retried; a PDF link decrypts and downloads.
+ * retried; a PDF link decrypts and downloads. The resource namespaces: bodies with their
+ * answer's facts (the idempotency key among them) on `lastResponse`; the key on every error,
+ * so a caller whose call was lost retries with it and is charged once; per-call timeout and
+ * signal; semantic search's in-band refusal (200, success false) thrown typed;
+ * auto-pagination across real page boundaries, charged per page; redirects followed
+ * without the key to another origin (two loopback servers).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -16,7 +21,20 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { serve, type ServerType } from '@hono/node-server';
 import { sql } from 'kysely';
-import { createCourtRecordsClient, CourtRecordsError, type CourtRecordsClient } from '@court-records/sdk';
+import { createServer as createHttpServer, type IncomingHttpHeaders } from 'node:http';
+import {
+  AuthenticationError,
+  createCourtRecordsClient,
+  CourtRecordsConnectionError,
+  CourtRecordsError,
+  InsufficientCreditsError,
+  NotFoundError,
+  SDK_VERSION,
+  UpstreamError,
+  type CourtRecordsClient,
+} from '@court-records/sdk';
+import type { SearchIndex } from '../../src/ports/search-index.ts';
+import type { VectorIndex } from '../../src/ports/vector-index.ts';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { reconcileLedger } from '../../src/application/credits/reconcile.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
@@ -87,12 +105,18 @@ async function rejection(promise: Promise<unknown>): Promise<CourtRecordsError> 
 
 const pglite = databases.find((d) => d.name === 'pglite')!;
 
+const down = (what: string) => () => Promise.reject(new Error(`${what} is down`));
+/** The vector path down: semantic search answers from the keyword index (fallbackMode), real hits without embedding the corpus here. */
+const vectorsDown: VectorIndex = { search: down('vector index'), ping: down('vector index') };
+
 describe('the TypeScript SDK against the real service', { timeout: 300_000 }, () => {
   let database: OpenedDatabase;
   let t: TestApp;
   let server: ServerType;
   let origin: string;
   let proxy: Awaited<ReturnType<typeof startCuttingProxy>>;
+  let fallbackServer: ServerType;
+  let fallbackPort: number;
   const clock = new SettableClock(new Date('2026-11-20T10:00:30Z'));
   const slept: number[] = [];
   let account: { userId: string; key: string };
@@ -130,10 +154,15 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     await storeJudgmentDocuments({ db: database.db, storage: t.research.documents, now: () => clock.now() });
     account = await keyedUser(t.application.accounts, 'sdk', { requestsPerMinute: 1_000 });
     await t.application.credits.grant(account.userId, { amount: 10_000, source: 'grant' });
+    const fallback = buildTestApp({ db: database.db, clock, index, vectors: vectorsDown, publicBaseUrl: `${origin}${BASE}` });
+    fallbackServer = serve({ fetch: (request) => fallback.app.fetch(request), port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => fallbackServer.once('listening', resolve));
+    fallbackPort = (fallbackServer.address() as AddressInfo).port;
     proxy = await startCuttingProxy(new URL(origin).port === '' ? 80 : Number(new URL(origin).port));
   });
   after(async () => {
     await proxy.close();
+    await new Promise((resolve) => fallbackServer.close(resolve));
     await new Promise((resolve) => server.close(resolve));
     await database.close();
   });
@@ -176,10 +205,12 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     const forged = `${account.key.slice(0, -1)}${account.key.endsWith('a') ? 'b' : 'a'}`;
     const invalid = await rejection(client(forged).getMe());
     assert.deepEqual([invalid.status, invalid.code], [401, 'API_KEY_INVALID']);
+    assert.ok(invalid instanceof AuthenticationError);
     assert.match(invalid.requestId ?? '', /\S/);
 
     const missing = await rejection(client(account.key).getCase({ params: { path: { id: 'sc-inabs-does-not-exist' } } }));
     assert.deepEqual([missing.status, missing.code], [404, 'CASE_NOT_FOUND']);
+    assert.ok(missing instanceof NotFoundError);
 
     const bad = await rejection(client(account.key).searchCases({ body: { query: 'x', limit: 100_000 } }));
     assert.equal(bad.status, 400);
@@ -188,6 +219,8 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     const broke = await keyedUser(t.application.accounts, 'sdk-broke');
     const poor = await rejection(client(broke.key).searchCases({ body: { query: 'appeal' } }));
     assert.ok(poor.is('INSUFFICIENT_API_CREDITS'));
+    assert.ok(poor instanceof InsufficientCreditsError);
+    assert.match(poor.idempotencyKey ?? '', /^sdk-[0-9a-f-]{36}$/, 'the refused POST’s generated key is on the error');
     assert.deepEqual([poor.body.required, poor.body.balance, poor.body.shortfall], [SEARCH_PRICE, 0, SEARCH_PRICE]);
     assert.match(poor.body.topUpUrl, /^https?:\/\//);
   });
@@ -261,6 +294,211 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
     assert.equal(new TextDecoder().decode((await download.arrayBuffer()).slice(0, 5)), '%PDF-');
   });
 
+  it('resource namespaces resolve with the body itself; lastResponse (not enumerable) has the credits and the idempotency key', async () => {
+    const sdk = client(account.key);
+    const before = await balance(account.userId);
+    const found = await sdk.search.cases({ query: 'union of india', limit: 2 });
+    assert.equal(found.success, true);
+    assert.ok(found.data.length > 0);
+    assert.deepEqual(Object.keys(found).sort(), ['data', 'meta', 'pagination', 'success']);
+    assert.ok(!JSON.stringify(found).includes('lastResponse'));
+    const info = found.lastResponse;
+    assert.deepEqual(
+      [info.status, info.creditsCharged, info.creditsRemaining, info.replayed],
+      [200, SEARCH_PRICE, before - SEARCH_PRICE, false],
+    );
+    assert.match(info.idempotencyKey ?? '', /^sdk-[0-9a-f-]{36}$/);
+    const given = `given-${Date.now()}`;
+    const again = await sdk.search.cases({ query: 'union of india', limit: 2 }, { idempotencyKey: given });
+    assert.equal(again.lastResponse.idempotencyKey, given);
+    const replay = await sdk.search.cases({ query: 'union of india', limit: 2 }, { idempotencyKey: given });
+    assert.equal(replay.lastResponse.replayed, true);
+    assert.equal(await balance(account.userId), before - 2 * SEARCH_PRICE);
+
+    const read = await sdk.cases.get('sc-inabs-5861');
+    assert.equal(read.data.caseId, 'sc-inabs-5861');
+    assert.equal(read.lastResponse.idempotencyKey, undefined, 'a GET carries no key');
+    const me = await sdk.account.me();
+    assert.equal(me.lastResponse.status, 200);
+    assert.ok((await sdk.reference.courts()).data.courts.length > 0);
+    const { url } = await sdk.cases.pdfUrl('sc-inabs-5861');
+    assert.ok(url.startsWith(`${origin}${BASE}/documents/`), url);
+  });
+
+  it('a call whose answer is lost keeps its key on the error; retried with that key it is answered from the first call, charged once', async () => {
+    const sdk = client(account.key, { port: proxy.port });
+    const before = await balance(account.userId);
+    proxy.cutNextAnswers(1);
+    const lost = await sdk.search.cases({ query: 'writ petition', limit: 2 }, { maxRetries: 0 }).then(
+      () => assert.fail('resolved'),
+      (error: unknown) => error,
+    );
+    assert.ok(lost instanceof CourtRecordsConnectionError);
+    assert.equal(lost.reason, 'network');
+    assert.match(lost.idempotencyKey ?? '', /^sdk-/);
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE, 'the server answered, and charged, before the cut');
+    const retried = await sdk.search.cases({ query: 'writ petition', limit: 2 }, { idempotencyKey: lost.idempotencyKey! });
+    assert.equal(retried.lastResponse.replayed, true);
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+  });
+
+  it('a per-call timeout gives up with the key in hand, and a caller’s abort is final', async () => {
+    const sdk = client(account.key);
+    const before = await balance(account.userId);
+    const timedOut = await sdk.search.cases({ query: 'negotiable instruments', limit: 2 }, { timeout: 1, maxRetries: 0 }).then(
+      () => assert.fail('resolved'),
+      (error: unknown) => error,
+    );
+    assert.ok(timedOut instanceof CourtRecordsConnectionError);
+    assert.equal(timedOut.reason, 'timeout');
+    assert.match(timedOut.idempotencyKey ?? '', /^sdk-/);
+    // Whether or not the first attempt reached the server, the retry with its key is charged once in all
+    // (real backoff: while the first still runs, the retry is answered 409 IDEMPOTENCY_IN_PROGRESS and waits).
+    const patient = createCourtRecordsClient({ baseUrl: `${origin}${BASE}`, apiKey: account.key, retry: { baseDelayMs: 100 } });
+    await patient.search.cases({ query: 'negotiable instruments', limit: 2 }, { idempotencyKey: timedOut.idempotencyKey! });
+    assert.equal(await balance(account.userId), before - SEARCH_PRICE);
+
+    const aborted = await sdk.account.me({ signal: AbortSignal.abort() }).then(
+      () => assert.fail('resolved'),
+      (error: unknown) => error,
+    );
+    assert.ok(aborted instanceof CourtRecordsConnectionError);
+    assert.equal(aborted.reason, 'aborted');
+  });
+
+  it('auto-pagination yields the hits of consecutive pages across their boundaries, one charged call per page fetched', async () => {
+    const sdk = client(account.key);
+    const query = { query: 'union of india', limit: 2, sortBy: 'recent' as const };
+    const pages = [];
+    for (const page of [1, 2, 3]) pages.push(await sdk.search.cases({ ...query, page }));
+    assert.ok(pages[2]!.pagination.hasMore, 'the query has more than three pages of two');
+    const expected = pages.flatMap((p) => p.data.map((hit) => hit.caseId));
+    assert.equal(new Set(expected).size, 6);
+
+    const before = await balance(account.userId);
+    const seen: string[] = [];
+    for await (const hit of sdk.search.casesAutoPaginate(query)) {
+      seen.push(hit.caseId);
+      if (seen.length === 5) break;
+    }
+    assert.deepEqual(seen, expected.slice(0, 5));
+    assert.equal(await balance(account.userId), before - 3 * SEARCH_PRICE, 'three pages fetched for five hits, not a fourth');
+
+    // Semantic search pages by number; here it answers from the keyword fallback (the vector path is down on this listener).
+    const fallback = client(account.key, { port: fallbackPort });
+    const semanticQuery = { query: 'land acquisition compensation', limit: 2 };
+    const semanticPages = [
+      ...(await fallback.search.semantic({ ...semanticQuery, page: 1 })).data,
+      ...(await fallback.search.semantic({ ...semanticQuery, page: 2 })).data,
+    ];
+    assert.equal(semanticPages.length, 4, 'two full pages of two');
+    const semantic = await fallback.search.semanticAutoPaginate(semanticQuery).toArray({ limit: 3 });
+    assert.deepEqual(
+      semantic.map((hit) => hit.caseId),
+      semanticPages.slice(0, 3).map((hit) => hit.caseId),
+    );
+  });
+
+  it('throws semantic search’s in-band refusal (HTTP 200, success false) as an UpstreamError with its key; the retry with that key runs afresh', async () => {
+    const index: SearchIndex = {
+      name: 'postgres',
+      checkpointKey: 'postgres',
+      writeBatchSize: 200,
+      search: down('search index'),
+      upsert: down('search index'),
+      remove: down('search index'),
+      ping: down('search index'),
+    };
+    const broken = buildTestApp({ db: database.db, clock, index, vectors: vectorsDown });
+    const brokenServer = serve({ fetch: (request) => broken.app.fetch(request), port: 0, hostname: '127.0.0.1' });
+    await new Promise((resolve) => brokenServer.once('listening', resolve));
+    try {
+      const before = await balance(account.userId);
+      const body = { query: 'land acquisition compensation', limit: 2 };
+      const refused = await client(account.key, { port: (brokenServer.address() as AddressInfo).port })
+        .search.semantic(body)
+        .then(
+          () => assert.fail('resolved'),
+          (error: unknown) => error,
+        );
+      assert.ok(refused instanceof UpstreamError);
+      assert.deepEqual([refused.status, refused.code], [200, 'UPSTREAM_UNAVAILABLE']);
+      assert.match(refused.requestId ?? '', /\S/);
+      assert.match(refused.idempotencyKey ?? '', /^sdk-/);
+      assert.equal(await balance(account.userId), before, 'nothing charged');
+      // The same key on a listener whose keyword index answers: run afresh (an error is never stored), and charged then.
+      const retried = await client(account.key, { port: fallbackPort }).search.semantic(body, { idempotencyKey: refused.idempotencyKey! });
+      assert.deepEqual([retried.lastResponse.replayed, retried.lastResponse.idempotencyKey], [false, refused.idempotencyKey]);
+      assert.ok(retried.data.length > 0);
+      assert.ok((retried.lastResponse.creditsCharged ?? 0) > 0);
+    } finally {
+      await new Promise((resolve) => brokenServer.close(resolve));
+    }
+  });
+
+  it('follows a redirect on the same origin with the key, and to another origin without it (two loopback servers)', async () => {
+    interface Seen {
+      readonly server: 'a' | 'b';
+      readonly method: string;
+      readonly url: string;
+      readonly headers: IncomingHttpHeaders;
+      readonly body: string;
+    }
+    const seen: Seen[] = [];
+    const start = (name: 'a' | 'b', answer: (url: string) => { status: number; location?: string }) =>
+      new Promise<{ port: number; close: () => Promise<void> }>((resolve) => {
+        const server = createHttpServer((req, res) => {
+          let body = '';
+          req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          req.on('end', () => {
+            seen.push({ server: name, method: req.method ?? '', url: req.url ?? '', headers: req.headers, body });
+            const { status, location } = answer(req.url ?? '');
+            res.writeHead(status, { 'content-type': 'application/json', ...(location ? { location } : {}) });
+            res.end(JSON.stringify({ success: true, data: { echo: body } }));
+          });
+        });
+        server.listen(0, '127.0.0.1', () =>
+          resolve({ port: (server.address() as AddressInfo).port, close: () => new Promise((r) => server.close(() => r())) }),
+        );
+      });
+    const b = await start('b', () => ({ status: 200 }));
+    const a = await start('a', (url) => {
+      if (url === `${BASE}/me`) return { status: 302, location: `http://127.0.0.1:${b.port}${BASE}/me` };
+      if (url === `${BASE}/search/cases`) return { status: 307, location: `http://127.0.0.1:${b.port}${BASE}/search/cases` };
+      if (url === `${BASE}/usage`) return { status: 301, location: `${BASE}/usage-moved` };
+      return { status: 200 };
+    });
+    try {
+      const sdk = createCourtRecordsClient({
+        baseUrl: `http://127.0.0.1:${a.port}${BASE}`,
+        apiKey: 'crk_live_secret',
+        retry: { maxRetries: 0 },
+      });
+      await sdk.account.me();
+      await sdk.search.cases({ query: 'redirected' }, { idempotencyKey: 'kept-across' });
+      await sdk.account.usage();
+      const line = (s: Seen) => [s.server, s.method, s.url, s.headers['x-api-key'] ?? null];
+      assert.deepEqual(seen.map(line), [
+        ['a', 'GET', `${BASE}/me`, 'crk_live_secret'],
+        ['b', 'GET', `${BASE}/me`, null],
+        ['a', 'POST', `${BASE}/search/cases`, 'crk_live_secret'],
+        ['b', 'POST', `${BASE}/search/cases`, null],
+        ['a', 'GET', `${BASE}/usage`, 'crk_live_secret'],
+        ['a', 'GET', `${BASE}/usage-moved`, 'crk_live_secret'],
+      ]);
+      const resent = seen[3]!;
+      assert.deepEqual(
+        [resent.body, resent.headers['idempotency-key']],
+        ['{"query":"redirected"}', 'kept-across'],
+        '307 resends the body and key',
+      );
+      for (const s of seen) assert.match(s.headers['user-agent'] ?? '', new RegExp(`^court-records-sdk/${SDK_VERSION} \\(node `));
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('ships as JavaScript: built, packed and installed into a fresh project, it typechecks and makes a charged call from plain Node', async () => {
     const work = mkdtempSync(join(tmpdir(), 'sdk-consumer-'));
     // Asynchronous: the service under test answers from this process's event loop.
@@ -328,11 +566,12 @@ describe('the TypeScript SDK against the real service', { timeout: 300_000 }, ()
   });
 
   it('every charge it made is one CreditsCharged event with a server-made id', async () => {
-    const rows = await sql<{ n: number; ids: number }>`
-      select count(*)::int as n, count(distinct data->>'chargeId')::int as ids
+    const rows = await sql<{ n: number; ids: number; spent: number }>`
+      select count(*)::int as n, count(distinct data->>'chargeId')::int as ids, coalesce(sum((data->>'amount')::int), 0)::int as spent
       from events where type = 'CreditsCharged' and stream_id = ${`credit-ledger-${account.userId}`}`.execute(database.db);
     assert.equal(rows.rows[0]!.n, rows.rows[0]!.ids);
-    assert.equal(rows.rows[0]!.n * SEARCH_PRICE, 10_000 - (await balance(account.userId)));
+    // Searches and also, from the namespace tests, a case read, PDF links and semantic pages.
+    assert.equal(rows.rows[0]!.spent, 10_000 - (await balance(account.userId)));
   });
 });
 

@@ -135,6 +135,30 @@ describe('SDK retry loop', () => {
     assert.equal(seen.length, 1);
   });
 
+  it('follows a 303 as a GET without the body; gives up after five hops without retrying', async () => {
+    const redirect = (status: number, location: string) => new Response(null, { status, headers: { location } });
+    const { env, seen } = scripted([redirect(303, '/jobs/1'), json(200, { ok: true })]);
+    const own = post();
+    own.headers.set('X-API-Key', 'crk_live_k');
+    assert.equal((await resilientFetch(policy, env)(own)).status, 200);
+    assert.deepEqual(
+      seen.map((r) => [r.method, r.url, r.headers.get('x-api-key'), r.redirect]),
+      [
+        ['POST', 'http://api.test/search/cases', 'crk_live_k', 'manual'],
+        ['GET', 'http://api.test/jobs/1', 'crk_live_k', 'manual'],
+      ],
+    );
+    assert.equal(await seen[1]!.text(), '');
+
+    const loop = scripted(Array.from({ length: 6 }, () => redirect(302, '/again')));
+    await assert.rejects(resilientFetch(policy, loop.env)(new Request('http://api.test/me')), {
+      name: 'CourtRecordsConnectionError',
+      reason: 'redirect',
+    });
+    assert.equal(loop.seen.length, 6);
+    assert.deepEqual(loop.slept, []);
+  });
+
   it('reads Retry-After as delta-seconds or an HTTP date, and ignores garbage', () => {
     const now = Date.parse('2026-11-27T12:00:00Z');
     assert.equal(retryAfterSeconds('120', now), 120);
