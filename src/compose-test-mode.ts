@@ -171,6 +171,8 @@ function testModeDeps(live: AppDeps, graph: Graph, onAdmitted: (principal: Princ
     analysis: { ...live.analysis, cases: test.analysis.cases, requests: test.analysis.requests },
     screening: test.screening,
     timeline: { ...live.timeline, requests: test.timeline.requests, documents: test.timeline.documents },
+    // Test mode's events are recorded in the live database beside the live ones (webhook-outbox.ts).
+    events: { ...live.events, mode: 'test' },
     testMode: undefined,
   };
 }
