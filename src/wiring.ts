@@ -488,6 +488,7 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     clock: options.clock,
     ids: options.ids,
     allowInsecureUrls: options.allowInsecureUrls,
+    pendingCap: options.fairness.pendingCap,
   });
   const deliveries = webhookDeliveriesOf(options);
   const dispatcher = new WebhookDispatcher({

@@ -417,6 +417,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       behindProxy: config.TRUSTED_PROXIES.length > 0,
     },
     events: { events: webhooks.events, mode: 'live' },
+    webhookApi: { webhooks: webhooks.endpoints, mode: 'live' },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
     inFlight,
   };

@@ -189,3 +189,21 @@ export interface WebhookPayload {
 
 /** The version of the event shapes the service writes now; an event keeps the one it was recorded with. */
 export const EVENT_API_VERSION = '2026-11-29';
+
+/**
+ * The data of a test event ("send test event"): the shape of the type's real events, with ids
+ * that name nothing, so a receiver can be exercised without a real fact.
+ */
+export function sampleEventData(type: WebhookEventType): WebhookPayload['data'] {
+  switch (type) {
+    case 'analysis.stored':
+    case 'analysis.failed':
+      return { runId: 'run_test', kind: 'single', caseId: 'SC-TEST-0001' };
+    case 'timeline.completed':
+      return { requestId: 'req_test', caseId: 'SC-TEST-0001' };
+    case 'timeline.failed':
+      return { requestId: 'req_test', caseId: 'SC-TEST-0001', errorCode: 'UPSTREAM_UNAVAILABLE' };
+    default:
+      return assertNever(type);
+  }
+}
