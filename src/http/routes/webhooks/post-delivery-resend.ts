@@ -6,8 +6,7 @@ import { envelope } from '../../envelope.ts';
 import type { AppEnv } from '../../env.ts';
 import { errorResponses } from '../../openapi-errors.ts';
 import { keyedSecurity } from '../account/keyed-route-support.ts';
-import { DeliveryIdParams, DeliverySchema, RESEND_DESCRIPTION } from '../settings/webhook-schemas.ts';
-import { extraDeliveryError } from '../settings/webhook-schemas.ts';
+import { DeliveryIdParams, DeliverySchema, extraDeliveryError, RESEND_DESCRIPTION } from '../settings/webhook-schemas.ts';
 import { accountOf, KEYED_WEBHOOK_ERRORS, webhookPermission, type KeyedWebhookDeps } from './keyed-webhook-support.ts';
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>

@@ -6,8 +6,13 @@ import { envelope } from '../../envelope.ts';
 import type { AppEnv } from '../../env.ts';
 import { BODY_ERRORS, errorResponses } from '../../openapi-errors.ts';
 import { keyedSecurity } from '../account/keyed-route-support.ts';
-import { DeliverySchema, SendTestEventBody, TEST_EVENT_DESCRIPTION, WebhookIdParams } from '../settings/webhook-schemas.ts';
-import { extraDeliveryError } from '../settings/webhook-schemas.ts';
+import {
+  DeliverySchema,
+  extraDeliveryError,
+  SendTestEventBody,
+  TEST_EVENT_DESCRIPTION,
+  WebhookIdParams,
+} from '../settings/webhook-schemas.ts';
 import { accountOf, KEYED_WEBHOOK_ERRORS, ownEndpoint, webhookPermission, type KeyedWebhookDeps } from './keyed-webhook-support.ts';
 
 const route = (auth: MiddlewareHandler<AppEnv>) =>
