@@ -220,6 +220,36 @@ for (const factory of databases) {
       assert.equal(forgedCursor.status, 400);
     });
 
+    it('publishes every event type under the OpenAPI webhooks, with the schema GET /events answers with', async () => {
+      const res = await t.app.request(`${BASE}/openapi.json`);
+      const document = (await res.json()) as {
+        webhooks: Record<string, { post: { requestBody: { content: { 'application/json': { schema: { $ref: string } } } } } }>;
+        components: { schemas: Record<string, { oneOf?: { $ref: string }[]; properties?: Record<string, unknown> }> };
+        paths: Record<string, unknown>;
+      };
+      assert.deepEqual(Object.keys(document.webhooks).sort(), [
+        'analysis.failed',
+        'analysis.stored',
+        'timeline.completed',
+        'timeline.failed',
+      ]);
+      const refs = Object.values(document.webhooks).map((w) => w.post.requestBody.content['application/json'].schema.$ref);
+      const event = document.components.schemas.Event;
+      assert.deepEqual(refs.sort(), event?.oneOf?.map((o) => o.$ref).sort());
+      const stored = document.components.schemas.TimelineCompletedEvent;
+      assert.deepEqual(Object.keys(stored?.properties ?? {}).sort(), [
+        'apiVersion',
+        'createdAt',
+        'data',
+        'id',
+        'mode',
+        'object',
+        'timestamp',
+        'type',
+      ]);
+      assert.ok('/events' in document.paths && '/events/{id}' in document.paths);
+    });
+
     it('costs nothing', async () => {
       const balance = async () => (await t.application.credits.balance(users.first.userId)).balance;
       const before = await balance();
