@@ -113,7 +113,7 @@ export class AccountEvents {
     for (;;) {
       const gone = await this.deps.db
         .deleteFrom('accountEvents')
-        .where('seq', 'in', (eb) => eb.selectFrom('accountEvents').select('seq').where('createdAt', '<', before).limit(batch))
+        .where('eventId', 'in', (eb) => eb.selectFrom('accountEvents').select('eventId').where('createdAt', '<', before).limit(batch))
         .executeTakeFirst();
       const count = Number(gone.numDeletedRows);
       pruned += count;
