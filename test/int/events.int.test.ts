@@ -9,6 +9,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { openPglite } from '../../src/db/open.ts';
 import { ProjectorRunner } from '../../src/projections/projector.ts';
+import { webhookOutbox } from '../../src/application/webhooks/webhook-outbox.ts';
 import { eventStoreOf } from '../../src/wiring.ts';
 import { createAccessFixture, keyedUser, type AccessFixture } from '../support/access-fixture.ts';
 import { BASE, buildTestApp, SettableClock, type TestApp } from '../support/app.ts';
@@ -248,6 +249,36 @@ for (const factory of databases) {
         'type',
       ]);
       assert.ok('/events' in document.paths && '/events/{id}' in document.paths);
+    });
+
+    it("records test mode's facts in the live database as test events, which a live key never sees", async () => {
+      // Test mode's own database and log, its projector writing into the live database (as compose-test-mode wires it).
+      const testModeDatabase = await factory.open();
+      try {
+        const testMode = buildTestApp({ db: testModeDatabase.db, clock });
+        const testProjector = new ProjectorRunner(
+          testModeDatabase.db,
+          eventStoreOf(testModeDatabase.db),
+          webhookOutbox({ mode: 'test', into: database.db }, { pendingCap: 1000 }),
+          { now: () => clock.now() },
+        );
+        const job = await testMode.timeline.jobs.answerFromStore({
+          subject: { caseId: 'SC-TEST-MODE-1', cnr: null },
+          accountId: users.first.userId,
+          timeline: null,
+        });
+        await testProjector.catchUp();
+        const tested = await t.webhooks.events.page(users.first.userId, 'test', { limit: 10, order: 'desc' });
+        assert.ok(tested.ok);
+        assert.deepEqual(
+          tested.events.map((e) => [e.mode, e.type, e.data.requestId]),
+          [['test', 'timeline.completed', job.requestId]],
+        );
+        assert.ok(!(await all('first')).some((e) => e.id === tested.events[0]!.id));
+        assert.equal((await getOne('first', tested.events[0]!.id)).status, 404);
+      } finally {
+        await testModeDatabase.close();
+      }
     });
 
     it('costs nothing', async () => {
