@@ -171,6 +171,10 @@ function testModeDeps(live: AppDeps, graph: Graph, onAdmitted: (principal: Princ
     analysis: { ...live.analysis, cases: test.analysis.cases, requests: test.analysis.requests },
     screening: test.screening,
     timeline: { ...live.timeline, requests: test.timeline.requests, documents: test.timeline.documents },
+    // Test mode's events are recorded in the live database beside the live ones (webhook-outbox.ts).
+    events: { ...live.events, mode: 'test' },
+    // Endpoints live in the live database too: a test key manages the account's test-mode ones.
+    webhookApi: { ...live.webhookApi, mode: 'test' },
     testMode: undefined,
   };
 }

@@ -263,6 +263,8 @@ const schema = z.object({
   WEBHOOK_DISPATCH_INTERVAL_MS: z.coerce.number().int().min(50).max(60_000).default(250),
   /** Deliveries that ended (delivered, failed, cancelled) are deleted this many days after they ended. */
   WEBHOOK_RETENTION_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  /** Events (GET /events) are deleted this many days after they were recorded; at least 30, the catch-up window documented. */
+  EVENT_RETENTION_DAYS: z.coerce.number().int().min(30).max(3650).default(30),
 });
 
 /** The settings that hold a secret (a URL may carry a password), each readable from `<NAME>_FILE`. */

@@ -87,6 +87,7 @@ import { WebhookEndpoints } from './application/webhooks/webhook-endpoints.ts';
 import { WebhookDeliveries } from './application/webhooks/webhook-deliveries.ts';
 import { WebhookDispatcher } from './application/webhooks/webhook-dispatcher.ts';
 import { webhookOutbox } from './application/webhooks/webhook-outbox.ts';
+import { AccountEvents } from './application/webhooks/account-events.ts';
 import { HttpWebhookSender } from './adapters/webhooks/http-webhook-sender.ts';
 import { webhookSecrets } from './adapters/webhooks/signing.ts';
 import type { WebhookWorkflows } from './ports/webhooks.ts';
@@ -471,6 +472,8 @@ export interface WebhookWiringOptions extends WebhookDeliveryOptions {
   readonly workflows: WebhookWorkflows;
   readonly fairness: FairDeliveryLimits;
   readonly onDispatchError: (deliveryId: string, error: unknown) => void;
+  /** How long events (GET /events) are kept. */
+  readonly eventRetentionDays: number;
 }
 
 /** A pending delivery unheard of this long has its workflow looked up: one lookup per waiting delivery per ten minutes at most. */
@@ -485,6 +488,7 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     clock: options.clock,
     ids: options.ids,
     allowInsecureUrls: options.allowInsecureUrls,
+    pendingCap: options.fairness.pendingCap,
   });
   const deliveries = webhookDeliveriesOf(options);
   const dispatcher = new WebhookDispatcher({
@@ -495,7 +499,8 @@ export function wireWebhooks(options: WebhookWiringOptions) {
     perAccountInFlight: options.fairness.perAccountInFlight,
     onDeliveryError: options.onDispatchError,
   });
-  return { endpoints, deliveries, dispatcher, outbox: webhookOutbox({ mode: 'live' }, options.fairness) };
+  const events = new AccountEvents({ db: options.db, clock: options.clock, retentionDays: options.eventRetentionDays });
+  return { endpoints, deliveries, dispatcher, events, outbox: webhookOutbox({ mode: 'live' }, options.fairness) };
 }
 
 export type WebhookWiring = ReturnType<typeof wireWebhooks>;

@@ -123,6 +123,55 @@ export function createResources(send: Send) {
           (page) => page.data.rows,
         ),
     },
+    events: {
+      /** GET /events: one page of the account's events, newest first unless `order: 'asc'`. */
+      list: (query?: OperationQuery<'listEvents'>, options?: RequestOptions): Result<'listEvents'> =>
+        send('listEvents', query === undefined ? undefined : { params: { query } }, options),
+      /** GET /events/{id}: one event, as its webhook delivered it. */
+      get: (id: string, options?: RequestOptions): Result<'getEvent'> => send('getEvent', pathId(id), options),
+      /**
+       * Every event matching the query, page after page by `startingAfter` (free): with
+       * `order: 'asc'` and the last id a receiver saw, what it missed while it was down.
+       */
+      listAutoPaginate: (query: OperationQuery<'listEvents'> = {}, options?: AutoPaginateOptions) =>
+        autoPaginate<WithResponse<OperationBody<'listEvents'>>, Item<'listEvents'>>(
+          () => send('listEvents', { params: { query } }, options),
+          (page) => {
+            const cursor = page.pagination.nextCursor;
+            if (!page.pagination.hasMore || cursor === null) return undefined;
+            return () => send('listEvents', { params: { query: { ...query, startingAfter: cursor } } }, options);
+          },
+          (page) => page.data,
+        ),
+    },
+    webhookEndpoints: {
+      /** GET /webhooks/endpoints: the account's endpoints in the key's mode. */
+      list: (options?: RequestOptions): Result<'listWebhookEndpointsWithKey'> => send('listWebhookEndpointsWithKey', undefined, options),
+      /** POST /webhooks/endpoints: the answer holds the signing secret, shown this once. */
+      create: (
+        body: OperationRequestBody<'createWebhookEndpointWithKey'>,
+        options?: RequestOptions,
+      ): Result<'createWebhookEndpointWithKey'> => send('createWebhookEndpointWithKey', { body }, options),
+      delete: (id: string, options?: RequestOptions): Result<'deleteWebhookEndpointWithKey'> =>
+        send('deleteWebhookEndpointWithKey', pathId(id), options),
+      /** Turns an endpoint disabled after repeated failures back on. */
+      enable: (id: string, options?: RequestOptions): Result<'enableWebhookEndpointWithKey'> =>
+        send('enableWebhookEndpointWithKey', pathId(id), options),
+      rotateSecret: (id: string, options?: RequestOptions): Result<'rotateWebhookSecretWithKey'> =>
+        send('rotateWebhookSecretWithKey', pathId(id), options),
+      deliveries: (id: string, query?: OperationQuery<'listWebhookDeliveriesWithKey'>, options?: RequestOptions) =>
+        send('listWebhookDeliveriesWithKey', { params: { path: { id }, ...(query === undefined ? {} : { query }) } }, options),
+      /** POST /webhooks/endpoints/{id}/test: a sample event of the type, delivered and signed like a real one. */
+      sendTest: (
+        id: string,
+        body?: OperationRequestBody<'sendTestWebhookEventWithKey'>,
+        options?: RequestOptions,
+      ): Result<'sendTestWebhookEventWithKey'> =>
+        send('sendTestWebhookEventWithKey', { ...pathId(id), ...(body === undefined ? {} : { body }) }, options),
+      /** POST /webhooks/deliveries/{id}/resend: the same event again, as a new delivery. */
+      resend: (deliveryId: string, options?: RequestOptions): Result<'resendWebhookDeliveryWithKey'> =>
+        send('resendWebhookDeliveryWithKey', pathId(deliveryId), options),
+    },
     health: {
       /** GET /health: whether the service answers (deep: its dependencies too, for the operator). */
       check: (query?: OperationQuery<'getHealth'>, options?: RequestOptions): Result<'getHealth'> =>

@@ -8,37 +8,42 @@
  * Web Crypto only, so the same code runs in Node, Deno, Bun, workers and browsers.
  */
 
-/** What a delivery carries: the event type, when it happened, and ids to fetch the result with. */
+import type { components } from './generated/schema.ts';
+
+type Schemas = components['schemas'];
+
+/**
+ * What a delivery carries, and GET /events lists: one schema for both (the OpenAPI document's
+ * `webhooks` section). `id` (`evt_…`) is the same on every delivery of the event: deduplicate on it.
+ */
 export interface WebhookEvent<T extends string = string, D extends object = Record<string, unknown>> {
+  readonly id: string;
+  readonly object: 'event';
   readonly type: T;
+  readonly createdAt: string;
   readonly timestamp: string;
+  readonly apiVersion: string;
   /** Whether it happened in live or in test mode (a crk_test key's call): only endpoints of that mode hear it. */
   readonly mode: 'live' | 'test';
   readonly data: D;
 }
 
 /** An analysis run ended: read it with `client.analysis.get(data.caseId)` (single) or the consolidated call again. */
-export interface AnalysisEventData {
-  readonly runId: string;
-  readonly kind: 'single' | 'consolidated';
-  readonly caseId: string;
-}
-
-/** A timeline job ended: read it with `client.timeline.get(data.requestId)`. */
-export interface TimelineEventData {
-  readonly requestId: string;
-  readonly caseId: string;
-}
-
-export type AnalysisStoredEvent = WebhookEvent<'analysis.stored', AnalysisEventData>;
+export type AnalysisStoredEvent = Schemas['AnalysisStoredEvent'];
 /** The run failed and its charge was given back. */
-export type AnalysisFailedEvent = WebhookEvent<'analysis.failed', AnalysisEventData>;
-export type TimelineCompletedEvent = WebhookEvent<'timeline.completed', TimelineEventData>;
+export type AnalysisFailedEvent = Schemas['AnalysisFailedEvent'];
+/** A timeline job ended: read it with `client.timeline.get(data.requestId)`. */
+export type TimelineCompletedEvent = Schemas['TimelineCompletedEvent'];
 /** The live fetch failed and its charge was given back; `errorCode` is the job's `error.code`. */
-export type TimelineFailedEvent = WebhookEvent<'timeline.failed', TimelineEventData & { readonly errorCode?: string }>;
+export type TimelineFailedEvent = Schemas['TimelineFailedEvent'];
 
-/** Every event the API sends, discriminated by `type`: `switch (event.type)` narrows `data`. */
-export type CourtRecordsWebhookEvent = AnalysisStoredEvent | AnalysisFailedEvent | TimelineCompletedEvent | TimelineFailedEvent;
+/** The ids an analysis event names. */
+export type AnalysisEventData = AnalysisStoredEvent['data'];
+/** The ids a timeline event names. */
+export type TimelineEventData = TimelineCompletedEvent['data'];
+
+/** Every event the API sends, generated from the document: `switch (event.type)` narrows `data`. */
+export type CourtRecordsWebhookEvent = Schemas['Event'];
 
 export type WebhookEventType = CourtRecordsWebhookEvent['type'];
 

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { ADMIN_TOKEN_FILE } from '../adapters/crypto/local-secret.ts';
 import { loadConfig, type Config } from '../config.ts';
 import { LISTEN_USAGE, ListenUsageError, runListen } from './dev-listen.ts';
+import { FORWARD_USAGE, runForward } from './dev-forward.ts';
 import { callAdmin, type AdminIo, type AdminRequest } from './admin.ts';
 
 const DEFAULT_CREDITS = 10_000;
@@ -95,6 +96,8 @@ function quoted(value: string): string {
 export async function runDev(argv: readonly string[], io: AdminIo): Promise<number> {
   let seed: Seed | 'help';
   try {
+    // With --forward-to it follows GET /events of any deployment; without, it registers a local receiver.
+    if (argv[0] === 'listen' && argv.some((a) => a.startsWith('--forward-to'))) return await runForward(argv.slice(1), io);
     if (argv[0] === 'listen') return await runListen(argv.slice(1), io, (flag) => serviceOf(io.env, flag).serviceUrl);
     seed = parse(argv, io.env);
   } catch (error) {
@@ -103,7 +106,7 @@ export async function runDev(argv: readonly string[], io: AdminIo): Promise<numb
     return 2;
   }
   if (seed === 'help') {
-    io.stderr.write(`${USAGE}\n${LISTEN_USAGE}\n`);
+    io.stderr.write(`${USAGE}\n${LISTEN_USAGE}\n${FORWARD_USAGE}\n`);
     return 0;
   }
   const email = `quickstart-${randomBytes(4).toString('hex')}@example.com`;

@@ -264,6 +264,7 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
     workflows: workflowRuntime.webhookWorkflows,
     fairness: webhookFairness(config),
     onDispatchError: (deliveryId, err) => logger.warn({ deliveryId, err }, 'webhook dispatch failed; will retry'),
+    eventRetentionDays: config.EVENT_RETENTION_DAYS,
   });
   // Facts become delivery rows as the event log is followed (the outbox); the dispatcher starts their workflows.
   const webhookProjector = new ProjectorRunner(
@@ -284,6 +285,8 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       const endedBefore = new Date(clock.now().getTime() - config.WEBHOOK_RETENTION_DAYS * 86_400_000);
       const pruned = await webhooks.deliveries.prune(endedBefore);
       if (pruned > 0) logger.info({ pruned, endedBefore }, 'old webhook deliveries deleted');
+      const events = await webhooks.events.sweep();
+      if (events.pruned > 0) logger.info({ events: events.pruned, recordedBefore: events.before }, 'old events deleted');
     },
     { intervalMs: 3_600_000, onError: (err) => logger.warn({ err }, 'webhook retention sweep failed; will retry') },
   );
@@ -417,6 +420,8 @@ export function buildGraph(adapters: Adapters, settings: GraphSettings): Graph {
       socketAddress: settings.socketAddress,
       behindProxy: config.TRUSTED_PROXIES.length > 0,
     },
+    events: { events: webhooks.events, mode: 'live' },
+    webhookApi: { webhooks: webhooks.endpoints, mode: 'live' },
     scalarBundle: () => readFile(SCALAR_BUNDLE).catch(() => undefined),
     inFlight,
   };

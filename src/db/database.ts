@@ -33,6 +33,7 @@ export interface Database {
   timelineRequests: WithDefaults<InferSelectModel<typeof schema.timelineRequests>, 'liveFetched' | 'workflowStarted'>;
   webhookEndpoints: WithDefaults<InferSelectModel<typeof schema.webhookEndpoints>, 'mode' | 'consecutiveFailures'>;
   webhookDeliveries: WithDefaults<InferSelectModel<typeof schema.webhookDeliveries>, 'workflowStarted' | 'attempts'>;
+  accountEvents: WithDefaults<InferSelectModel<typeof schema.accountEvents>, 'seq'>;
 }
 
 export type Db = Kysely<Database>;

@@ -27,6 +27,11 @@ import { registerGetUsage, type UsageDeps } from './routes/account/get-usage.ts'
 import { registerAdminRoutes, type AdminDeps } from './routes/admin/index.ts';
 import { operatorCheck, type OperatorCheck } from './routes/admin/admin-token-support.ts';
 import { registerSettingsRoutes, type SettingsDeps } from './routes/settings/index.ts';
+import { registerEventWebhooks, type EventRouteDeps } from './routes/events/event-schemas.ts';
+import { registerGetEvent } from './routes/events/get-event.ts';
+import { registerGetEvents } from './routes/events/get-events.ts';
+import { registerKeyedWebhookRoutes } from './routes/webhooks/index.ts';
+import type { KeyedWebhookDeps } from './routes/webhooks/keyed-webhook-support.ts';
 import { registerDashboard, type DashboardDeps } from './routes/dashboard/index.ts';
 import { declareResponseHeaders } from './openapi-headers.ts';
 import { renderError } from './render-error.ts';
@@ -95,6 +100,10 @@ export interface AppDeps {
   readonly screening: PartyRouteDeps;
   /** POST /request-timeline and GET /request-timeline/:requestId. */
   readonly timeline: TimelineRouteDeps;
+  /** GET /events and GET /events/{id}: the account's events in the keys' mode. */
+  readonly events: EventRouteDeps;
+  /** The webhook endpoints under /webhooks, managed with an API key. */
+  readonly webhookApi: KeyedWebhookDeps;
   readonly scalarBundle: () => Promise<Uint8Array | undefined>;
   /** Counts requests in flight for a graceful stop. */
   readonly inFlight: InFlightRequests;
@@ -261,6 +270,10 @@ export function createApp(deps: AppDeps): App {
   registerPostCaseAnalyzeConsolidated(api, keyed, once, analysis);
   registerPartyRoutes(api, keyed, once, deps.screening);
   registerTimelineRoutes(api, keyed, once, deps.timeline);
+  registerGetEvents(api, keyed, deps.events);
+  registerGetEvent(api, keyed, deps.events);
+  registerEventWebhooks(api);
+  registerKeyedWebhookRoutes(api, keyed, deps.webhookApi);
   if (r.documentLinks) {
     // Signed links need no key; the per-address limit keeps the download route from being a free amplifier.
     api.use('/documents/*', publicRateLimit(deps.publicRateLimit, 'documents'));

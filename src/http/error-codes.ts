@@ -80,6 +80,11 @@ export const ERROR_STATUS = {
   // Ours, for the webhook endpoints under /api/settings/webhooks (not in the spec).
   WEBHOOK_ENDPOINT_NOT_FOUND: 404,
   WEBHOOK_ENDPOINT_LIMIT_REACHED: 403,
+  WEBHOOK_DELIVERY_NOT_FOUND: 404,
+  WEBHOOK_ENDPOINT_DISABLED: 409,
+  WEBHOOK_PENDING_LIMIT_REACHED: 429,
+  // Ours, for GET /events/{id} (not in the spec).
+  EVENT_NOT_FOUND: 404,
 } as const satisfies Record<string, 400 | 401 | 402 | 403 | 404 | 405 | 408 | 409 | 410 | 413 | 429 | 500 | 502 | 503>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
@@ -159,4 +164,8 @@ export const ERROR_MESSAGE: Record<ErrorCode, string> = {
   DOCUMENT_NOT_FOUND: 'The document behind this link is no longer stored.',
   WEBHOOK_ENDPOINT_NOT_FOUND: 'No webhook endpoint with this id exists for your account.',
   WEBHOOK_ENDPOINT_LIMIT_REACHED: 'The account already has the most webhook endpoints it may have.',
+  WEBHOOK_DELIVERY_NOT_FOUND: 'No webhook delivery with this id exists for an endpoint of your account.',
+  WEBHOOK_ENDPOINT_DISABLED: 'The webhook endpoint is disabled; enable it first (POST …/enable).',
+  WEBHOOK_PENDING_LIMIT_REACHED: 'The account already has the most pending webhook deliveries it may have; retry once some are delivered.',
+  EVENT_NOT_FOUND: 'No event with this id exists for your account (events are kept 30 days).',
 };

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { after, before, describe, it } from 'node:test';
 import { ADMIN_TOKEN_FILE } from '../../src/adapters/crypto/local-secret.ts';
-import type { WebhookPayload } from '../../src/domain/webhook/webhook-endpoints.ts';
+import { EVENT_API_VERSION, type WebhookPayload } from '../../src/domain/webhook/webhook-endpoints.ts';
 import { signWebhook } from '../../sdk/src/webhooks.ts';
 import { handleWebhook } from '../../sdk/examples/webhook-handler.ts';
 import { corpusDir } from '../support/corpus.ts';
@@ -126,9 +126,14 @@ describe('the SDK README’s examples against a started service', { skip, timeou
 
   it('webhook-handler.ts: answers a delivery signed as the server signs one by its typed event, and refuses a tampered one', async () => {
     const secret = `whsec_${Buffer.from('a webhook secret of thirty-two!!').toString('base64')}`;
+    const at = new Date().toISOString();
     const event: WebhookPayload = {
+      id: 'evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp',
+      object: 'event',
       type: 'analysis.stored',
-      timestamp: new Date().toISOString(),
+      createdAt: at,
+      timestamp: at,
+      apiVersion: EVENT_API_VERSION,
       mode: 'live',
       data: { runId: 'analysis-sc-inabs-5861-1', kind: 'single', caseId: 'sc-inabs-5861' },
     };

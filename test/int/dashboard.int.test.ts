@@ -382,6 +382,19 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     const next = /data-testid="webhook-secret">(whsec_[^<]+)</.exec(await rotated.text())?.[1];
     assert.ok(next && next !== secret, 'a new secret, shown once');
 
+    // Send test event, then resend its delivery: each is queued as a pending delivery with a Resend button.
+    const tested = await request(`/dashboard/webhooks/${endpoint.id}/test`, { session: solo, form: form({}) });
+    assert.equal(tested.status, 200);
+    assert.match(await tested.text(), /data-testid="delivery-queued">A test analysis\.stored event queued/);
+    const [queued] = (await t.webhooks.endpoints.deliveries(users.solo, endpoint.id, 5)) ?? [];
+    assert.equal(queued?.status, 'pending');
+    const resent = await request(`/dashboard/webhooks/deliveries/${queued.id}/resend`, { session: solo, form: form({}) });
+    const page = await resent.text();
+    assert.match(page, /A resend of the analysis\.stored event queued/);
+    assert.equal(page.match(/>Resend<\/button>/g)?.length, 2);
+    assert.equal((await t.webhooks.endpoints.deliveries(users.solo, endpoint.id, 5))?.length, 2);
+    assert.equal((await request(`/dashboard/webhooks/${endpoint.id}/test`, { session: solo, form: {} })).status, 403, 'CSRF checked');
+
     const bad: Record<string, string>[] = [
       { url: 'ftp://example.in/x', 'event:analysis.stored': 'on' },
       { url: 'https://hooks.example.in/x' },
@@ -403,6 +416,11 @@ describe('the HTML dashboard', { timeout: 300_000 }, () => {
     const other = await login('broke@acme.example');
     const foreign = await request(`/dashboard/webhooks/${endpoint.id}/remove`, { session: other, form: { _csrf: other.csrf } });
     assert.equal(foreign.status, 404);
+    const foreignResend = await request(`/dashboard/webhooks/deliveries/${queued.id}/resend`, {
+      session: other,
+      form: { _csrf: other.csrf },
+    });
+    assert.equal(foreignResend.status, 404);
     const removed = await request(`/dashboard/webhooks/${endpoint.id}/remove`, { session: solo, form: form({}) });
     assert.equal(removed.status, 200);
     assert.deepEqual(await t.webhooks.endpoints.list(users.solo), []);

@@ -45,6 +45,8 @@ interface Fixture {
   /** Keys and endpoints of the user's own, set up while active, one per route that consumes one. */
   readonly keys: string[];
   readonly endpoints: string[];
+  /** A delivery (a test event) to its first endpoint, for the resend routes. */
+  readonly deliveries: string[];
 }
 
 interface Session {
@@ -182,6 +184,22 @@ for (const factory of databases) {
         call: (s, f) => settings('GET', `/api/settings/webhooks/${f.endpoints[0]!}/deliveries`, s),
       },
       {
+        name: 'POST /api/settings/webhooks/{id}/test',
+        surface: 'settings',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 202,
+        call: (s, f) => settings('POST', `/api/settings/webhooks/${f.endpoints[0]!}/test`, s, {}),
+      },
+      {
+        name: 'POST /api/settings/webhooks/deliveries/{id}/resend',
+        surface: 'settings',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 202,
+        call: (s, f) => settings('POST', `/api/settings/webhooks/deliveries/${f.deliveries[0]!}/resend`, s),
+      },
+      {
         name: 'POST /api/settings/logout',
         surface: 'settings',
         roles: EVERYONE,
@@ -271,6 +289,22 @@ for (const factory of databases) {
         standings: 'AB',
         ok: 200,
         call: (s, f) => page(`/dashboard/webhooks/${f.endpoints[3]!}/remove`, s, {}),
+      },
+      {
+        name: 'POST /dashboard/webhooks/:id/test',
+        surface: 'dashboard',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 200,
+        call: (s, f) => page(`/dashboard/webhooks/${f.endpoints[0]!}/test`, s, {}),
+      },
+      {
+        name: 'POST /dashboard/webhooks/deliveries/:id/resend',
+        surface: 'dashboard',
+        roles: OWNERS,
+        standings: 'A',
+        ok: 200,
+        call: (s, f) => page(`/dashboard/webhooks/deliveries/${f.deliveries[0]!}/resend`, s, {}),
       },
       {
         name: 'POST /dashboard/logout',
@@ -370,10 +404,13 @@ for (const factory of databases) {
           assert.ok(endpoint.ok);
           endpoints.push(endpoint.value.id);
         }
+        const queued = await t.webhooks.endpoints.sendTest(organizationId ?? userId, endpoints[0]!);
+        assert.ok(queued.ok);
+        const deliveries = [queued.value.id];
         if (standing === 'billing_inactive' || standing === 'suspended')
           assert.ok((await accounts.setStanding(userId, standing, operator)).ok);
         if (standing === 'organization_deactivated') assert.ok((await accounts.deactivateOrganization(organizationId!, operator)).ok);
-        fixtures.set(`${role}/${standing}`, { userId, email, keys, endpoints });
+        fixtures.set(`${role}/${standing}`, { userId, email, keys, endpoints, deliveries });
       }
     });
     after(async () => {

@@ -128,7 +128,8 @@ export async function createAccessFixture(accounts: AccountsService, clock: Sett
       deactivatedOrg,
       wrongPlan: await key(await user('payg', { tier: 'payg' })),
       trial: await key(await user('trial', { trial: true })),
-      allowlisted: await key(await user('allowlisted', { organizationId: allowlistedOrganizationId })),
+      // Its organisation's admin, so admin-only routes (webhook endpoints) pass the matrix's allowlist case too.
+      allowlisted: await key(await user('allowlisted', { organizationId: allowlistedOrganizationId, role: 'ORG_ADMIN' })),
       notProvisioned: await key(await user('unprovisioned', { apiAccess: false })),
     },
   };

@@ -40,6 +40,8 @@ const EXPECTED: Record<PermissionAction, { roles: PermissionRole[]; standings: s
   'webhooks.rotateSecret': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
   'webhooks.enable': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
   'webhooks.remove': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'AB' },
+  'webhooks.sendTest': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
+  'webhooks.resend': { roles: ['PERSONAL', 'ORG_ADMIN'], standings: 'A' },
   'api.call': { roles: ['PERSONAL', 'MEMBER', 'ORG_ADMIN'], standings: 'A' },
 };
 

@@ -368,6 +368,190 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List events
+         * @description Price: 0 credits. Every event a webhook announces is listed here whether or not the account has an endpoint, for at least 30 days, so a receiver that was down catches up by paging with order=asc from the last event id it handled.
+         */
+        get: operations["listEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/events/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get an event
+         * @description Price: 0 credits. The same object a webhook delivery of the event carried.
+         */
+        get: operations["getEvent"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description Price: 0 credits. A live key lists live endpoints, a test key test-mode ones.
+         */
+        get: operations["listWebhookEndpointsWithKey"];
+        put?: never;
+        /**
+         * Register a webhook endpoint
+         * @description Price: 0 credits. https to a public address only (the service refuses loopback, private and link-local addresses, here and again at every delivery). A live key registers a live endpoint, a test key a test-mode one. At most 10 endpoints per account.
+         */
+        post: operations["createWebhookEndpointWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description Price: 0 credits. Its pending deliveries are cancelled; its delivery history stays.
+         */
+        delete: operations["deleteWebhookEndpointWithKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/enable": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Enable a disabled webhook endpoint
+         * @description Price: 0 credits. Deliveries cancelled while it was disabled are not sent; resend them one by one if needed.
+         */
+        post: operations["enableWebhookEndpointWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint secret
+         * @description Price: 0 credits. For 24 hours deliveries carry a signature by the old secret beside the new one.
+         */
+        post: operations["rotateWebhookSecretWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List recent deliveries of a webhook endpoint
+         * @description Price: 0 credits.
+         */
+        get: operations["listWebhookDeliveriesWithKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/endpoints/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Price: 0 credits. Queues a delivery of a sample event of the type (ids evt_test_…, run_test, req_test, SC-TEST-0001) to the endpoint, signed and retried like any delivery; watch it in the endpoint's deliveries. It is no fact of the account: GET /events does not list it. Refused with 409 WEBHOOK_ENDPOINT_DISABLED while the endpoint is disabled.
+         */
+        post: operations["sendTestWebhookEventWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhooks/deliveries/{id}/resend": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resend a webhook delivery
+         * @description Price: 0 credits. Queues the delivery's event to its endpoint again, like Stripe's resend: a new delivery (its own webhook-id) carrying the same event object (the same evt_ id, which receivers deduplicate on), whatever became of the original (delivered, failed, cancelled, dropped). Refused with 409 WEBHOOK_ENDPOINT_DISABLED while the endpoint is disabled, 404 once it was deleted.
+         */
+        post: operations["resendWebhookDeliveryWithKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/documents/{folder}/{name}": {
         parameters: {
             query?: never;
@@ -389,9 +573,232 @@ export interface paths {
         trace?: never;
     };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "analysis.stored": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An analysis run finished and its result is stored. */
+        post: operations["webhook_analysis_stored"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "analysis.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** An analysis run failed; its hold was released. */
+        post: operations["webhook_analysis_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timeline.completed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A timeline request finished and its timeline is ready. */
+        post: operations["webhook_timeline_completed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timeline.failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A timeline request failed. */
+        post: operations["webhook_timeline_failed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
+        /** @description An analysis run finished and its result is stored. */
+        AnalysisStoredEvent: {
+            /**
+             * @description evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+             * @example evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description When the fact was recorded (ISO 8601).
+             * @example 2026-11-29T10:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Same as createdAt (the name webhook bodies used before events existed). */
+            timestamp: string;
+            /**
+             * @description The version of the data shape, fixed when the event was recorded.
+             * @example 2026-11-29
+             */
+            apiVersion: string;
+            /**
+             * @description live, or test for calls made with crk_test keys.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "analysis.stored";
+            data: {
+                /** @description The analysis run; its result is GET /cases/{caseId}/analysis. */
+                runId: string;
+                /** @enum {string} */
+                kind: "single" | "consolidated";
+                caseId: string;
+            };
+        };
+        /** @description An analysis run failed; its hold was released. */
+        AnalysisFailedEvent: {
+            /**
+             * @description evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+             * @example evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description When the fact was recorded (ISO 8601).
+             * @example 2026-11-29T10:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Same as createdAt (the name webhook bodies used before events existed). */
+            timestamp: string;
+            /**
+             * @description The version of the data shape, fixed when the event was recorded.
+             * @example 2026-11-29
+             */
+            apiVersion: string;
+            /**
+             * @description live, or test for calls made with crk_test keys.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "analysis.failed";
+            data: {
+                /** @description The analysis run; its result is GET /cases/{caseId}/analysis. */
+                runId: string;
+                /** @enum {string} */
+                kind: "single" | "consolidated";
+                caseId: string;
+            };
+        };
+        /** @description A timeline request finished and its timeline is ready. */
+        TimelineCompletedEvent: {
+            /**
+             * @description evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+             * @example evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description When the fact was recorded (ISO 8601).
+             * @example 2026-11-29T10:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Same as createdAt (the name webhook bodies used before events existed). */
+            timestamp: string;
+            /**
+             * @description The version of the data shape, fixed when the event was recorded.
+             * @example 2026-11-29
+             */
+            apiVersion: string;
+            /**
+             * @description live, or test for calls made with crk_test keys.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "timeline.completed";
+            data: {
+                /** @description The timeline request; its result is GET /request-timeline/{requestId}. */
+                requestId: string;
+                caseId: string;
+            };
+        };
+        /** @description A timeline request failed. */
+        TimelineFailedEvent: {
+            /**
+             * @description evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+             * @example evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp
+             */
+            id: string;
+            /** @enum {string} */
+            object: "event";
+            /**
+             * @description When the fact was recorded (ISO 8601).
+             * @example 2026-11-29T10:30:00.000Z
+             */
+            createdAt: string;
+            /** @description Same as createdAt (the name webhook bodies used before events existed). */
+            timestamp: string;
+            /**
+             * @description The version of the data shape, fixed when the event was recorded.
+             * @example 2026-11-29
+             */
+            apiVersion: string;
+            /**
+             * @description live, or test for calls made with crk_test keys.
+             * @enum {string}
+             */
+            mode: "live" | "test";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "timeline.failed";
+            data: {
+                /** @description The timeline request; its result is GET /request-timeline/{requestId}. */
+                requestId: string;
+                caseId: string;
+                /** @description Why, as an error code of the API. */
+                errorCode?: string;
+            };
+        };
         PartyScreenBatchItem: {
             /**
              * @description 2 to 200 characters.
@@ -599,7 +1006,7 @@ export interface components {
              * @description Stable machine-readable code; branch on it.
              * @enum {string}
              */
-            code: "API_KEY_MISSING" | "API_KEY_INVALID_FORMAT" | "API_KEY_INVALID" | "API_KEY_REVOKED" | "API_KEY_EXPIRED" | "ORGANIZATION_DEACTIVATED" | "ACCOUNT_SUSPENDED" | "BILLING_INACTIVE" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_STANDING_UNAVAILABLE" | "IP_NOT_ALLOWED" | "API_ENTERPRISE_ONLY" | "API_NOT_AVAILABLE_ON_TRIAL" | "API_TIER_NOT_ALLOWED" | "SEMANTIC_NOT_ALLOWED" | "LIVE_FETCH_NOT_ALLOWED" | "LIVE_FETCH_LIMIT_REACHED" | "PARTY_SCREEN_LIMIT_REACHED" | "DISTINCT_NAMES_LIMIT_REACHED" | "DISTINCT_CASES_LIMIT_REACHED" | "PDF_LIMIT_REACHED" | "CONCURRENT_ANALYSIS_LIMIT" | "TOO_MANY_KEYS_FROM_IP" | "RATE_LIMITED" | "INSUFFICIENT_API_CREDITS" | "PAGE_LIMIT_EXCEEDED" | "PAGINATION_DEPTH_EXCEEDED" | "CURSOR_INVALID" | "REMOTE_FETCH_NOT_ALLOWED" | "EMAIL_NOT_VERIFIED" | "API_KEY_LIMIT_REACHED" | "VALIDATION_ERROR" | "CASE_NOT_FOUND" | "PDF_NOT_STORED" | "PARTY_SCREEN_SEARCH_DEGRADED" | "CASE_RESTRICTED" | "JOB_NOT_FOUND" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_UNAVAILABLE" | "INTERNAL_ERROR" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "WORKFLOW_ENGINE_UNAVAILABLE" | "ADMIN_UNAUTHORIZED" | "ORGANIZATION_NOT_FOUND" | "USER_NOT_FOUND" | "EMAIL_TAKEN" | "PAYMENT_REFERENCE_IN_USE" | "SESSION_REQUIRED" | "CSRF_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "API_KEY_NOT_FOUND" | "API_KEY_NOT_ACTIVE" | "AUDIT_SCOPE_FORBIDDEN" | "ORG_ADMIN_REQUIRED" | "LOGIN_THROTTLED" | "LOGIN_LOCKED" | "LOGIN_BUSY" | "DOCUMENT_LINK_INVALID" | "DOCUMENT_LINK_EXPIRED" | "DOCUMENT_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+            code: "API_KEY_MISSING" | "API_KEY_INVALID_FORMAT" | "API_KEY_INVALID" | "API_KEY_REVOKED" | "API_KEY_EXPIRED" | "ORGANIZATION_DEACTIVATED" | "ACCOUNT_SUSPENDED" | "BILLING_INACTIVE" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_STANDING_UNAVAILABLE" | "IP_NOT_ALLOWED" | "API_ENTERPRISE_ONLY" | "API_NOT_AVAILABLE_ON_TRIAL" | "API_TIER_NOT_ALLOWED" | "SEMANTIC_NOT_ALLOWED" | "LIVE_FETCH_NOT_ALLOWED" | "LIVE_FETCH_LIMIT_REACHED" | "PARTY_SCREEN_LIMIT_REACHED" | "DISTINCT_NAMES_LIMIT_REACHED" | "DISTINCT_CASES_LIMIT_REACHED" | "PDF_LIMIT_REACHED" | "CONCURRENT_ANALYSIS_LIMIT" | "TOO_MANY_KEYS_FROM_IP" | "RATE_LIMITED" | "INSUFFICIENT_API_CREDITS" | "PAGE_LIMIT_EXCEEDED" | "PAGINATION_DEPTH_EXCEEDED" | "CURSOR_INVALID" | "REMOTE_FETCH_NOT_ALLOWED" | "EMAIL_NOT_VERIFIED" | "API_KEY_LIMIT_REACHED" | "VALIDATION_ERROR" | "CASE_NOT_FOUND" | "PDF_NOT_STORED" | "PARTY_SCREEN_SEARCH_DEGRADED" | "CASE_RESTRICTED" | "JOB_NOT_FOUND" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_UNAVAILABLE" | "INTERNAL_ERROR" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "WORKFLOW_ENGINE_UNAVAILABLE" | "ADMIN_UNAUTHORIZED" | "ORGANIZATION_NOT_FOUND" | "USER_NOT_FOUND" | "EMAIL_TAKEN" | "PAYMENT_REFERENCE_IN_USE" | "SESSION_REQUIRED" | "CSRF_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "API_KEY_NOT_FOUND" | "API_KEY_NOT_ACTIVE" | "AUDIT_SCOPE_FORBIDDEN" | "ORG_ADMIN_REQUIRED" | "LOGIN_THROTTLED" | "LOGIN_LOCKED" | "LOGIN_BUSY" | "DOCUMENT_LINK_INVALID" | "DOCUMENT_LINK_EXPIRED" | "DOCUMENT_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_PENDING_LIMIT_REACHED" | "EVENT_NOT_FOUND";
             message: string;
             /** @description Mirrors message. */
             error: string;
@@ -614,7 +1021,7 @@ export interface components {
             error: string;
             message: string;
             /** @enum {string} */
-            code: "API_KEY_MISSING" | "API_KEY_INVALID_FORMAT" | "API_KEY_INVALID" | "API_KEY_REVOKED" | "API_KEY_EXPIRED" | "ORGANIZATION_DEACTIVATED" | "ACCOUNT_SUSPENDED" | "BILLING_INACTIVE" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_STANDING_UNAVAILABLE" | "IP_NOT_ALLOWED" | "API_ENTERPRISE_ONLY" | "API_NOT_AVAILABLE_ON_TRIAL" | "API_TIER_NOT_ALLOWED" | "SEMANTIC_NOT_ALLOWED" | "LIVE_FETCH_NOT_ALLOWED" | "LIVE_FETCH_LIMIT_REACHED" | "PARTY_SCREEN_LIMIT_REACHED" | "DISTINCT_NAMES_LIMIT_REACHED" | "DISTINCT_CASES_LIMIT_REACHED" | "PDF_LIMIT_REACHED" | "CONCURRENT_ANALYSIS_LIMIT" | "TOO_MANY_KEYS_FROM_IP" | "RATE_LIMITED" | "INSUFFICIENT_API_CREDITS" | "PAGE_LIMIT_EXCEEDED" | "PAGINATION_DEPTH_EXCEEDED" | "CURSOR_INVALID" | "REMOTE_FETCH_NOT_ALLOWED" | "EMAIL_NOT_VERIFIED" | "API_KEY_LIMIT_REACHED" | "VALIDATION_ERROR" | "CASE_NOT_FOUND" | "PDF_NOT_STORED" | "PARTY_SCREEN_SEARCH_DEGRADED" | "CASE_RESTRICTED" | "JOB_NOT_FOUND" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_UNAVAILABLE" | "INTERNAL_ERROR" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "WORKFLOW_ENGINE_UNAVAILABLE" | "ADMIN_UNAUTHORIZED" | "ORGANIZATION_NOT_FOUND" | "USER_NOT_FOUND" | "EMAIL_TAKEN" | "PAYMENT_REFERENCE_IN_USE" | "SESSION_REQUIRED" | "CSRF_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "API_KEY_NOT_FOUND" | "API_KEY_NOT_ACTIVE" | "AUDIT_SCOPE_FORBIDDEN" | "ORG_ADMIN_REQUIRED" | "LOGIN_THROTTLED" | "LOGIN_LOCKED" | "LOGIN_BUSY" | "DOCUMENT_LINK_INVALID" | "DOCUMENT_LINK_EXPIRED" | "DOCUMENT_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED";
+            code: "API_KEY_MISSING" | "API_KEY_INVALID_FORMAT" | "API_KEY_INVALID" | "API_KEY_REVOKED" | "API_KEY_EXPIRED" | "ORGANIZATION_DEACTIVATED" | "ACCOUNT_SUSPENDED" | "BILLING_INACTIVE" | "ACCOUNT_NOT_FOUND" | "ACCOUNT_STANDING_UNAVAILABLE" | "IP_NOT_ALLOWED" | "API_ENTERPRISE_ONLY" | "API_NOT_AVAILABLE_ON_TRIAL" | "API_TIER_NOT_ALLOWED" | "SEMANTIC_NOT_ALLOWED" | "LIVE_FETCH_NOT_ALLOWED" | "LIVE_FETCH_LIMIT_REACHED" | "PARTY_SCREEN_LIMIT_REACHED" | "DISTINCT_NAMES_LIMIT_REACHED" | "DISTINCT_CASES_LIMIT_REACHED" | "PDF_LIMIT_REACHED" | "CONCURRENT_ANALYSIS_LIMIT" | "TOO_MANY_KEYS_FROM_IP" | "RATE_LIMITED" | "INSUFFICIENT_API_CREDITS" | "PAGE_LIMIT_EXCEEDED" | "PAGINATION_DEPTH_EXCEEDED" | "CURSOR_INVALID" | "REMOTE_FETCH_NOT_ALLOWED" | "EMAIL_NOT_VERIFIED" | "API_KEY_LIMIT_REACHED" | "VALIDATION_ERROR" | "CASE_NOT_FOUND" | "PDF_NOT_STORED" | "PARTY_SCREEN_SEARCH_DEGRADED" | "CASE_RESTRICTED" | "JOB_NOT_FOUND" | "MALFORMED_JSON" | "PAYLOAD_TOO_LARGE" | "UPSTREAM_TIMEOUT" | "UPSTREAM_UNAVAILABLE" | "INTERNAL_ERROR" | "IDEMPOTENCY_KEY_INVALID" | "IDEMPOTENCY_KEY_REUSED" | "IDEMPOTENCY_IN_PROGRESS" | "ROUTE_NOT_FOUND" | "METHOD_NOT_ALLOWED" | "WORKFLOW_ENGINE_UNAVAILABLE" | "ADMIN_UNAUTHORIZED" | "ORGANIZATION_NOT_FOUND" | "USER_NOT_FOUND" | "EMAIL_TAKEN" | "PAYMENT_REFERENCE_IN_USE" | "SESSION_REQUIRED" | "CSRF_TOKEN_INVALID" | "INVALID_CREDENTIALS" | "API_KEY_NOT_FOUND" | "API_KEY_NOT_ACTIVE" | "AUDIT_SCOPE_FORBIDDEN" | "ORG_ADMIN_REQUIRED" | "LOGIN_THROTTLED" | "LOGIN_LOCKED" | "LOGIN_BUSY" | "DOCUMENT_LINK_INVALID" | "DOCUMENT_LINK_EXPIRED" | "DOCUMENT_NOT_FOUND" | "WEBHOOK_ENDPOINT_NOT_FOUND" | "WEBHOOK_ENDPOINT_LIMIT_REACHED" | "WEBHOOK_DELIVERY_NOT_FOUND" | "WEBHOOK_ENDPOINT_DISABLED" | "WEBHOOK_PENDING_LIMIT_REACHED" | "EVENT_NOT_FOUND";
             /** @description Seconds until a retry may succeed. */
             retryAfter: number;
             /** @description ISO 8601 time the window resets. */
@@ -1951,6 +2358,90 @@ export interface components {
                 /** @enum {number} */
                 creditsCharged: 0;
             };
+        };
+        EventList: {
+            /** @enum {boolean} */
+            success: true;
+            data: components["schemas"]["Event"][];
+            pagination: {
+                limit: number;
+                hasMore: boolean;
+                /** @description Send as startingAfter for the next page; null on the last page (poll again later from the last id). */
+                nextCursor: string | null;
+            };
+        };
+        /** @description One of the event types, told apart by type; a webhook delivery carries exactly this object. */
+        Event: components["schemas"]["AnalysisStoredEvent"] | components["schemas"]["AnalysisFailedEvent"] | components["schemas"]["TimelineCompletedEvent"] | components["schemas"]["TimelineFailedEvent"];
+        WebhookEndpoint: {
+            /** @example whe_3f1c2a9e-8b7d-4e6f-a5c4-1d2e3f4a5b6c */
+            id: string;
+            /** @example https://hooks.example.in/court-records */
+            url: string;
+            eventTypes: components["schemas"]["WebhookEventType"][];
+            mode: components["schemas"]["WebhookEndpointMode"];
+            /**
+             * @description whsec_, an ellipsis and the last 4 characters of the secret.
+             * @example whsec_…Qk8=
+             */
+            secretHint: string;
+            /** @example 2025-01-15T10:30:00.000Z */
+            createdAt: string;
+            /** @description null while deliveries are sent. Set when attempts kept failing (by default 50 in a row over at least 3 days): nothing is sent, and pending deliveries are cancelled, until the owner enables the endpoint again (POST /api/settings/webhooks/{id}/enable). */
+            disabled: {
+                /** @example 2025-01-18T10:30:00.000Z */
+                at: string;
+                /** @example 50 consecutive failed attempts over 72 h */
+                reason: string;
+            } | null;
+        };
+        /**
+         * @description analysis.stored, analysis.failed: an analysis run ended; timeline.completed, timeline.failed: a timeline job ended.
+         * @enum {string}
+         */
+        WebhookEventType: "analysis.stored" | "analysis.failed" | "timeline.completed" | "timeline.failed";
+        /**
+         * @description live (default): the account’s live events. test: its test-mode events (calls made with crk_test keys), and only those.
+         * @enum {string}
+         */
+        WebhookEndpointMode: "live" | "test";
+        CreateWebhookEndpointWithKeyRequest: {
+            /** @example https://hooks.example.in/court-records */
+            url: string;
+            /**
+             * @example [
+             *       "analysis.stored",
+             *       "timeline.completed"
+             *     ]
+             */
+            eventTypes: components["schemas"]["WebhookEventType"][];
+        };
+        WebhookDelivery: {
+            /**
+             * @description The webhook-id header of every attempt.
+             * @example msg_2Yh9c0QpX1vN4kLm8sT3aB6dF7gH0jK5
+             */
+            id: string;
+            eventType: components["schemas"]["WebhookEventType"];
+            /**
+             * @description cancelled: its endpoint was deleted or disabled first. dropped: never attempted, because the account already had the maximum of pending deliveries (1000 by default) when the event happened.
+             * @enum {string}
+             */
+            status: "pending" | "delivered" | "failed" | "cancelled" | "dropped";
+            /** @example 1 */
+            attempts: number;
+            /**
+             * @description How the last attempt ended; null before the first. delivered: a 2xx answer. no_answer: no HTTP answer (the connection failed, timed out, or the answer was too large). http_3xx, http_4xx, http_5xx: the receiver answered with a status of that class (redirects are not followed). address_refused: the URL is, or its name resolves to, an address deliveries may not reach (loopback, private, link-local and other non-public ranges); not retried.
+             * @example delivered
+             * @enum {string|null}
+             */
+            lastOutcome: "delivered" | "no_answer" | "http_3xx" | "http_4xx" | "http_5xx" | "address_refused" | null;
+            /** @example 2025-01-15T10:30:00.000Z */
+            createdAt: string;
+            lastAttemptAt: string | null;
+            finishedAt: string | null;
+        };
+        SendTestWebhookEventRequest: {
+            type?: components["schemas"]["WebhookEventType"] & unknown;
         };
     };
     responses: never;
@@ -5554,6 +6045,1865 @@ export interface operations {
             };
         };
     };
+    listEvents: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description desc (default): newest first. asc: oldest first, to catch up from the last event a receiver saw. */
+                order?: "desc" | "asc";
+                /** @description An event id (pagination.nextCursor of the previous page, or the last event a receiver handled): the page continues after it, in the chosen order. An id this key cannot see (another account, or past retention) is 400 CURSOR_INVALID. */
+                startingAfter?: string;
+                /** @description One event type, or several separated by commas: analysis.stored, analysis.failed, timeline.completed, timeline.failed. */
+                type?: string;
+                /** @description Only events created at or after this instant (ISO 8601 with a zone). */
+                createdFrom?: string;
+                /** @description Only events created before this instant (ISO 8601 with a zone). */
+                createdBefore?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description A page of events. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EventList"];
+                };
+            };
+            /**
+             * @description VALIDATION_ERROR: Validation failed.
+             *
+             *     CURSOR_INVALID: The cursor is invalid or was issued for a different query.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    getEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the event. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["Event"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description EVENT_NOT_FOUND: No event with this id exists for your account (events are kept 30 days). */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listWebhookEndpointsWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookEndpoint"][];
+                    };
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    createWebhookEndpointWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookEndpointWithKeyRequest"];
+            };
+        };
+        responses: {
+            /** @description Registered; secret is shown this once. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookEndpoint"] & {
+                            /**
+                             * @description The signing secret, shown this once only.
+                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwq8bXm1Ae0Y4=
+                             */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /**
+             * @description MALFORMED_JSON: The request body is not valid JSON.
+             *
+             *     VALIDATION_ERROR: Validation failed.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             *
+             *     WEBHOOK_ENDPOINT_LIMIT_REACHED: The account already has the most webhook endpoints it may have.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is larger than 256 kb. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    deleteWebhookEndpointWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint with this id exists for your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    enableWebhookEndpointWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Enabled (or already was). */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookEndpoint"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint with this id exists for your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    rotateWebhookSecretWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Rotated; secret is shown this once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: {
+                            id: string;
+                            /**
+                             * @description The signing secret, shown this once only.
+                             * @example whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwq8bXm1Ae0Y4=
+                             */
+                            secret: string;
+                        };
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint with this id exists for your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    listWebhookDeliveriesWithKey: {
+        parameters: {
+            query?: {
+                /** @description How many, newest first. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Newest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"][];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint with this id exists for your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    sendTestWebhookEventWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the webhook endpoint. */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["SendTestWebhookEventRequest"];
+            };
+        };
+        responses: {
+            /** @description Queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /**
+             * @description MALFORMED_JSON: The request body is not valid JSON.
+             *
+             *     VALIDATION_ERROR: Validation failed.
+             */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_NOT_FOUND: No webhook endpoint with this id exists for your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_DISABLED: The webhook endpoint is disabled; enable it first (POST …/enable). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description PAYLOAD_TOO_LARGE: The request body is larger than 256 kb. */
+            413: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             *
+             *     WEBHOOK_PENDING_LIMIT_REACHED: The account already has the most pending webhook deliveries it may have; retry once some are delivered.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
+    resendWebhookDeliveryWithKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Id of the delivery (its webhook-id). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Queued as a new delivery. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "X-Credits-Charged": components["headers"]["X-Credits-Charged"];
+                    "X-Credits-Remaining": components["headers"]["X-Credits-Remaining"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        success: true;
+                        data: components["schemas"]["WebhookDelivery"];
+                    };
+                };
+            };
+            /** @description VALIDATION_ERROR: Validation failed. */
+            400: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description API_KEY_MISSING: An API key is required: send it in X-API-Key or as Authorization: Bearer.
+             *
+             *     API_KEY_INVALID_FORMAT: The API key is not in the expected format.
+             *
+             *     API_KEY_INVALID: The API key is not recognised.
+             *
+             *     API_KEY_REVOKED: The API key has been revoked.
+             *
+             *     API_KEY_EXPIRED: The API key has expired.
+             */
+            401: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description ORGANIZATION_DEACTIVATED: The organisation that owns this key is deactivated.
+             *
+             *     ACCOUNT_SUSPENDED: The account is suspended.
+             *
+             *     BILLING_INACTIVE: Billing for this account is inactive.
+             *
+             *     ACCOUNT_NOT_FOUND: No account stands behind this key.
+             *
+             *     API_ENTERPRISE_ONLY: API access is available on the Enterprise plan only.
+             *
+             *     API_NOT_AVAILABLE_ON_TRIAL: Trial accounts have no API access.
+             *
+             *     IP_NOT_ALLOWED: Requests from this address are not allowed for this organisation.
+             *
+             *     ORG_ADMIN_REQUIRED: Only an ORG_ADMIN may do this for the organisation: its webhook endpoints and other members' keys are the admins'.
+             */
+            403: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_DELIVERY_NOT_FOUND: No webhook delivery with this id exists for an endpoint of your account. */
+            404: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description METHOD_NOT_ALLOWED: This path does not accept this method; see the Allow header. */
+            405: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description UPSTREAM_TIMEOUT: A dependency timed out. */
+            408: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description WEBHOOK_ENDPOINT_DISABLED: The webhook endpoint is disabled; enable it first (POST …/enable). */
+            409: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /**
+             * @description TOO_MANY_KEYS_FROM_IP: Too many distinct API keys used from this address today.
+             *
+             *     RATE_LIMITED: Rate limit exceeded: too many requests per minute from this key or address, or too many failed API key or admin token attempts from this address (API keys already verified still work from it). Retry after retryAfter seconds (the Retry-After header).
+             *
+             *     WEBHOOK_PENDING_LIMIT_REACHED: The account already has the most pending webhook deliveries it may have; retry once some are delivered.
+             */
+            429: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RateLimitError"] | components["schemas"]["CodedError"];
+                };
+            };
+            /** @description INTERNAL_ERROR: An internal error occurred. */
+            500: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+            /** @description ACCOUNT_STANDING_UNAVAILABLE: Account standing could not be confirmed; try again shortly. */
+            503: {
+                headers: {
+                    "X-Request-Id": components["headers"]["X-Request-Id"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "Retry-After": components["headers"]["Retry-After"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CodedError"];
+                };
+            };
+        };
+    };
     getDocument: {
         parameters: {
             query?: {
@@ -5663,6 +8013,122 @@ export interface operations {
                 content: {
                     "application/json": components["schemas"]["CodedError"];
                 };
+            };
+        };
+    };
+    webhook_analysis_stored: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the delivery; the same on each retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> under each current secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AnalysisStoredEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. Anything else, or no answer within the timeout: retried with backoff. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_analysis_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the delivery; the same on each retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> under each current secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["AnalysisFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. Anything else, or no answer within the timeout: retried with backoff. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timeline_completed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the delivery; the same on each retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> under each current secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TimelineCompletedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. Anything else, or no answer within the timeout: retried with backoff. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timeline_failed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description msg_…: the delivery; the same on each retry of it. */
+                "webhook-id": string;
+                /** @description Unix seconds of this attempt. */
+                "webhook-timestamp": string;
+                /** @description Space-separated v1,<base64 HMAC-SHA256 of "<webhook-id>.<webhook-timestamp>.<body>"> under each current secret. */
+                "webhook-signature": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["TimelineFailedEvent"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx: delivered. Anything else, or no answer within the timeout: retried with backoff. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
         };
     };

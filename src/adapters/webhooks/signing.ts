@@ -22,11 +22,16 @@ export function signDelivery(input: { id: string; timestamp: number; body: strin
     .digest('base64')}`;
 }
 
+/** A fresh `whsec_<base64 of 32 random bytes>` secret. */
+export function generateWebhookSecret(): string {
+  return `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`;
+}
+
 export function webhookSecrets(serviceSecret: string): WebhookSecrets {
   // A key of its own: the key-hash secret is not used raw for a second purpose.
   const key = createHash('sha256').update(`webhook-endpoint-secrets\0${serviceSecret}`).digest();
   return {
-    generate: () => `${SECRET_PREFIX}${randomBytes(32).toString('base64')}`,
+    generate: generateWebhookSecret,
     seal(secret) {
       const iv = randomBytes(12);
       const cipher = createCipheriv('aes-256-gcm', key, iv);

@@ -5,9 +5,13 @@
  * webhook aggregate, so the per-account bound holds under concurrent registrations.
  */
 import type { Db, Trx } from '../../db/database.ts';
+import { jsonb } from '../../db/jsonb.ts';
+import { admitsDelivery } from '../../domain/webhook/fair-delivery.ts';
 import type { KeyMode } from '../../domain/api-key/api-key.ts';
 import type { DeliveryOutcome } from '../../domain/webhook/delivery-outcome.ts';
 import {
+  EVENT_API_VERSION,
+  sampleEventData,
   decideWebhookEndpoints,
   evolveWebhookEndpoints,
   initialWebhookEndpoints,
@@ -18,11 +22,13 @@ import {
   type WebhookEndpointsEvent,
   type WebhookEndpointsState,
   type WebhookEventType,
+  type WebhookPayload,
 } from '../../domain/webhook/webhook-endpoints.ts';
 import type { Clock, IdGenerator } from '../../ports/clock.ts';
 import type { EventStore } from '../../ports/event-store.ts';
 import type { WebhookSecrets } from '../../ports/webhooks.ts';
 import { handleCommand, type Aggregate } from '../command-handler.ts';
+import { deliveryIdOf } from './webhook-outbox.ts';
 
 export const WEBHOOK_STREAM_TYPE = 'webhook-endpoints';
 
@@ -60,6 +66,10 @@ export interface DeliveryView {
 
 export type EndpointResult<T> = { ok: true; value: T } | { ok: false; error: WebhookEndpointsError };
 
+/** Why a test event or a resend was not queued. */
+export type ExtraDeliveryRefusal = 'EndpointNotFound' | 'DeliveryNotFound' | 'EndpointDisabled' | 'PendingLimit';
+export type ExtraDeliveryResult = { ok: true; value: DeliveryView } | { ok: false; error: ExtraDeliveryRefusal };
+
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
 export class WebhookEndpoints {
@@ -72,6 +82,8 @@ export class WebhookEndpoints {
       readonly ids: IdGenerator;
       /** Development setting: http and non-public hosts may be registered. */
       readonly allowInsecureUrls: boolean;
+      /** Pending deliveries one account may have: a test event or a resend beyond it is refused. */
+      readonly pendingCap: number;
     },
   ) {}
 
@@ -174,6 +186,92 @@ export class WebhookEndpoints {
       lastAttemptAt: iso(r.lastAttemptAt),
       finishedAt: iso(r.finishedAt),
     }));
+  }
+
+  /**
+   * "Send test event": a delivery to the endpoint of a sample event of `type` (by default its
+   * first subscribed type), signed and retried like any other. Its id is `evt_test_…`; it is
+   * no fact of the account, so GET /events does not list it.
+   */
+  async sendTest(accountId: string, endpointId: string, type?: WebhookEventType): Promise<ExtraDeliveryResult> {
+    const endpoint = await this.#endpoint(accountId, endpointId);
+    if (!endpoint) return { ok: false, error: 'EndpointNotFound' };
+    const eventType = type ?? endpoint.eventTypes[0] ?? 'analysis.stored';
+    const createdAt = this.#now();
+    const payload: WebhookPayload = {
+      id: `evt_test_${this.deps.ids.next().replaceAll('-', '')}`,
+      object: 'event',
+      type: eventType,
+      createdAt,
+      timestamp: createdAt,
+      apiVersion: EVENT_API_VERSION,
+      mode: endpoint.mode,
+      data: sampleEventData(eventType),
+    };
+    return this.#queue(accountId, endpoint, `ping:${payload.id}`, eventType, payload);
+  }
+
+  /**
+   * "Resend": the delivery's event sent to its endpoint again, as a new delivery (its own
+   * webhook-id) carrying the same event (the same evt_ id, which receivers deduplicate on).
+   */
+  async resend(accountId: string, deliveryId: string, mode?: KeyMode): Promise<ExtraDeliveryResult> {
+    const original = await this.deps.db
+      .selectFrom('webhookDeliveries')
+      .select(['endpointId', 'eventType', 'payload'])
+      .where('accountId', '=', accountId)
+      .where('deliveryId', '=', deliveryId)
+      .executeTakeFirst();
+    const endpoint = original ? await this.#endpoint(accountId, original.endpointId) : null;
+    // With `mode` (an API key's), a delivery to the other mode's endpoint is as unknown as a forged id.
+    if (!original || !endpoint || (mode !== undefined && endpoint.mode !== mode)) return { ok: false, error: 'DeliveryNotFound' };
+    const source = `resend:${deliveryId}:${this.deps.ids.next()}`;
+    return this.#queue(accountId, endpoint, source, original.eventType as WebhookEventType, original.payload);
+  }
+
+  async #queue(
+    accountId: string,
+    endpoint: EndpointView,
+    sourceEventId: string,
+    eventType: WebhookEventType,
+    payload: unknown,
+  ): Promise<ExtraDeliveryResult> {
+    if (endpoint.disabled !== null) return { ok: false, error: 'EndpointDisabled' };
+    const pending = await this.deps.db
+      .selectFrom('webhookDeliveries')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .where('accountId', '=', accountId)
+      .where('status', '=', 'pending')
+      .executeTakeFirstOrThrow();
+    if (!admitsDelivery(Number(pending.n), this.deps.pendingCap)) return { ok: false, error: 'PendingLimit' };
+    const now = this.deps.clock.now();
+    const deliveryId = deliveryIdOf(sourceEventId, endpoint.id);
+    await this.deps.db
+      .insertInto('webhookDeliveries')
+      .values({
+        deliveryId,
+        accountId,
+        endpointId: endpoint.id,
+        sourceEventId,
+        eventType,
+        payload: jsonb(payload),
+        createdAt: now,
+        status: 'pending',
+      })
+      .execute();
+    return {
+      ok: true,
+      value: {
+        id: deliveryId,
+        eventType,
+        status: 'pending',
+        attempts: 0,
+        lastOutcome: null,
+        createdAt: now.toISOString(),
+        lastAttemptAt: null,
+        finishedAt: null,
+      },
+    };
   }
 
   async #endpoint(accountId: string, endpointId: string): Promise<EndpointView | null> {

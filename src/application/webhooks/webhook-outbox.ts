@@ -6,7 +6,8 @@
  * the projector resumes from its checkpoint, and the unique (source event, endpoint) key
  * makes a batch applied twice insert nothing new. An endpoint only hears of facts
  * recorded after it was registered, and of its mode's only (live, or test mode's).
- * Payloads carry ids only, never names or text.
+ * Each fact is also recorded as the account's event (GET /events), endpoint or not, in the
+ * same write; a delivery's body is that event. Payloads carry ids only, never names or text.
  *
  * An account has at most `pendingCap` deliveries pending: a fact beyond it is still
  * recorded, as a `dropped` delivery the account sees in its history, never attempted. A
@@ -16,7 +17,7 @@ import { createHash } from 'node:crypto';
 import type { Db, Trx } from '../../db/database.ts';
 import { jsonb } from '../../db/jsonb.ts';
 import { admitsDelivery, type FairDeliveryLimits } from '../../domain/webhook/fair-delivery.ts';
-import type { WebhookEventType, WebhookPayload } from '../../domain/webhook/webhook-endpoints.ts';
+import { EVENT_API_VERSION, type WebhookEventType, type WebhookPayload } from '../../domain/webhook/webhook-endpoints.ts';
 import type { RecordedEvent } from '../../ports/event-store.ts';
 import type { AsyncProjection } from '../../projections/projector.ts';
 
@@ -35,6 +36,11 @@ const EVENT_TYPE_OF: Readonly<Record<SourceType, WebhookEventType>> = {
 /** The webhook-id of one fact to one endpoint: stable however often the projector meets the fact. */
 export function deliveryIdOf(sourceEventId: string, endpointId: string): string {
   return `msg_${createHash('sha256').update(`${sourceEventId}\0${endpointId}`).digest('base64url').slice(0, 32)}`;
+}
+
+/** The event id of one fact: stable however often the projector meets the fact. */
+export function eventIdOf(sourceEventId: string): string {
+  return `evt_${createHash('sha256').update(sourceEventId).digest('base64url').slice(0, 32)}`;
 }
 
 /** The account the fact belongs to and the ids a customer fetches the result with. */
@@ -80,6 +86,32 @@ export function webhookOutbox(source: OutboxSource, limits: Pick<FairDeliveryLim
         const announced = await announce(trx, event);
         if (!announced) continue;
         const type = EVENT_TYPE_OF[event.type as SourceType];
+        const sourceEventId = `${sourcePrefix}${event.streamId}@${String(event.streamPosition)}`;
+        const createdAt = event.recordedAt.toISOString();
+        const payload: WebhookPayload = {
+          id: eventIdOf(sourceEventId),
+          object: 'event',
+          type,
+          createdAt,
+          timestamp: createdAt,
+          apiVersion: EVENT_API_VERSION,
+          mode: source.mode,
+          data: announced.data,
+        };
+        await into
+          .insertInto('accountEvents')
+          .values({
+            eventId: payload.id,
+            accountId: announced.accountId,
+            mode: source.mode,
+            type,
+            apiVersion: payload.apiVersion,
+            data: jsonb(payload.data),
+            createdAt: event.recordedAt,
+            sourceEventId,
+          })
+          .onConflict((oc) => oc.doNothing())
+          .execute();
         const endpoints = await into
           .selectFrom('webhookEndpoints')
           .select(['endpointId', 'eventTypes'])
@@ -88,8 +120,6 @@ export function webhookOutbox(source: OutboxSource, limits: Pick<FairDeliveryLim
           .where('createdAt', '<=', event.recordedAt)
           .where('disabledAt', 'is', null)
           .execute();
-        const sourceEventId = `${sourcePrefix}${event.streamId}@${String(event.streamPosition)}`;
-        const payload: WebhookPayload = { type, timestamp: event.recordedAt.toISOString(), mode: source.mode, data: announced.data };
         for (const endpoint of endpoints) {
           if (!(endpoint.eventTypes as string[]).includes(type)) continue;
           const pending = await into

@@ -7,7 +7,7 @@
  * workflow per row, and each attempt writes its outcome back here.
  */
 import { sql } from 'drizzle-orm';
-import { boolean, check, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
+import { bigserial, boolean, check, index, integer, jsonb, pgTable, text, timestamp, unique } from 'drizzle-orm/pg-core';
 
 export const webhookEndpoints = pgTable(
   'webhook_endpoints',
@@ -82,5 +82,39 @@ export const webhookDeliveries = pgTable(
     index('webhook_deliveries_account_pending_idx')
       .on(t.accountId, t.workflowStarted)
       .where(sql`${t.status} = 'pending'`),
+  ],
+);
+
+/**
+ * The account's events (GET /events): one row per fact a webhook announces, written by the
+ * webhook projector whether or not the account has an endpoint, and kept for the retention
+ * window so a receiver that was down can catch up. Per (account, mode) a single projector
+ * writes them in order, so `seq` is the order they were committed in and a reader paging
+ * by it never skips one committed late. A delivery's body is the row as an event object.
+ */
+export const accountEvents = pgTable(
+  'account_events',
+  {
+    /** `evt_…`, made by the service. */
+    eventId: text('event_id').primaryKey(),
+    // Not a key of its own: an index on it alone would tempt the planner to walk every account's events.
+    seq: bigserial('seq', { mode: 'number' }).notNull(),
+    accountId: text('account_id').notNull(),
+    /** `live` or `test`: a key sees its own mode's events only. */
+    mode: text('mode').notNull(),
+    type: text('type').notNull(),
+    /** The shape `data` was written in, fixed when the event was recorded. */
+    apiVersion: text('api_version').notNull(),
+    data: jsonb('data').notNull(),
+    createdAt: timestamp('created_at', { withTimezone: true }).notNull(),
+    /** The domain fact it announces, as the deliveries name it: a batch applied twice records it once. */
+    sourceEventId: text('source_event_id').notNull().unique(),
+  },
+  (t) => [
+    index('account_events_list_idx').on(t.accountId, t.mode, t.seq),
+    // A type filter: without it a type the account rarely (or never) had scans all its events.
+    index('account_events_type_idx').on(t.accountId, t.mode, t.type, t.seq),
+    // The retention sweep's.
+    index('account_events_created_idx').on(t.createdAt),
   ],
 );

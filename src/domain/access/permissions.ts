@@ -26,6 +26,8 @@ export const PERMISSION_ACTIONS = [
   'webhooks.rotateSecret',
   'webhooks.enable',
   'webhooks.remove',
+  'webhooks.sendTest',
+  'webhooks.resend',
   'api.call',
 ] as const;
 export type PermissionAction = (typeof PERMISSION_ACTIONS)[number];
@@ -76,6 +78,9 @@ const TABLE: Record<PermissionAction, Rule> = {
   // Enabling a disabled endpoint starts sending to its URL again, as registering it does.
   'webhooks.enable': { roles: OWNERS, standings: ACTIVE },
   'webhooks.remove': { roles: OWNERS, standings: IN_GOOD_OR_BILLING },
+  // Both send to the endpoint's URL, as registering it does.
+  'webhooks.sendTest': { roles: OWNERS, standings: ACTIVE },
+  'webhooks.resend': { roles: OWNERS, standings: ACTIVE },
   'api.call': { roles: EVERYONE, standings: ACTIVE },
 };
 

@@ -167,11 +167,43 @@ export function evolveWebhookEndpoints(state: WebhookEndpointsState, event: Webh
   }
 }
 
-/** What a delivery of a domain fact carries: ids to fetch the result with, never names or addresses. */
+/**
+ * An event: a fact the account may subscribe to, as GET /events lists it and as a webhook
+ * delivery's body carries it (one schema for both). Ids to fetch the result with, never
+ * names or addresses.
+ */
 export interface WebhookPayload {
+  /** `evt_…`: the same on every delivery of the fact and in GET /events, so receivers deduplicate on it. */
+  readonly id: string;
+  readonly object: 'event';
   readonly type: WebhookEventType;
+  readonly createdAt: string;
+  /** Same as createdAt: the name deliveries carried it under before events existed. */
   readonly timestamp: string;
+  /** The shape `data` was written in (EVENT_API_VERSION when it was recorded). */
+  readonly apiVersion: string;
   /** Whether the fact happened in live or in test mode. */
   readonly mode: KeyMode;
   readonly data: Readonly<Record<string, string | number | null>>;
+}
+
+/** The version of the event shapes the service writes now; an event keeps the one it was recorded with. */
+export const EVENT_API_VERSION = '2026-11-29';
+
+/**
+ * The data of a test event ("send test event"): the shape of the type's real events, with ids
+ * that name nothing, so a receiver can be exercised without a real fact.
+ */
+export function sampleEventData(type: WebhookEventType): WebhookPayload['data'] {
+  switch (type) {
+    case 'analysis.stored':
+    case 'analysis.failed':
+      return { runId: 'run_test', kind: 'single', caseId: 'SC-TEST-0001' };
+    case 'timeline.completed':
+      return { requestId: 'req_test', caseId: 'SC-TEST-0001' };
+    case 'timeline.failed':
+      return { requestId: 'req_test', caseId: 'SC-TEST-0001', errorCode: 'UPSTREAM_UNAVAILABLE' };
+    default:
+      return assertNever(type);
+  }
 }

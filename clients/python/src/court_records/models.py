@@ -8,6 +8,184 @@ from typing import Annotated, Any, Dict, Literal
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, RootModel
 
 
+class Data(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    run_id: Annotated[str, Field(alias='runId')]
+    """
+    The analysis run; its result is GET /cases/{caseId}/analysis.
+    """
+    kind: Literal['single', 'consolidated']
+    case_id: Annotated[str, Field(alias='caseId')]
+
+
+class AnalysisStoredEvent(BaseModel):
+    """
+    An analysis run finished and its result is stored.
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp'])]
+    """
+    evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+    """
+    object: Literal['event']
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2026-11-29T10:30:00.000Z'])
+    ]
+    """
+    When the fact was recorded (ISO 8601).
+    """
+    timestamp: str
+    """
+    Same as createdAt (the name webhook bodies used before events existed).
+    """
+    api_version: Annotated[str, Field(alias='apiVersion', examples=['2026-11-29'])]
+    """
+    The version of the data shape, fixed when the event was recorded.
+    """
+    mode: Literal['live', 'test']
+    """
+    live, or test for calls made with crk_test keys.
+    """
+    type: Literal['analysis.stored']
+    data: Data
+
+
+class AnalysisFailedEvent(BaseModel):
+    """
+    An analysis run failed; its hold was released.
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp'])]
+    """
+    evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+    """
+    object: Literal['event']
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2026-11-29T10:30:00.000Z'])
+    ]
+    """
+    When the fact was recorded (ISO 8601).
+    """
+    timestamp: str
+    """
+    Same as createdAt (the name webhook bodies used before events existed).
+    """
+    api_version: Annotated[str, Field(alias='apiVersion', examples=['2026-11-29'])]
+    """
+    The version of the data shape, fixed when the event was recorded.
+    """
+    mode: Literal['live', 'test']
+    """
+    live, or test for calls made with crk_test keys.
+    """
+    type: Literal['analysis.failed']
+    data: Data
+
+
+class Data2(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    request_id: Annotated[str, Field(alias='requestId')]
+    """
+    The timeline request; its result is GET /request-timeline/{requestId}.
+    """
+    case_id: Annotated[str, Field(alias='caseId')]
+
+
+class TimelineCompletedEvent(BaseModel):
+    """
+    A timeline request finished and its timeline is ready.
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp'])]
+    """
+    evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+    """
+    object: Literal['event']
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2026-11-29T10:30:00.000Z'])
+    ]
+    """
+    When the fact was recorded (ISO 8601).
+    """
+    timestamp: str
+    """
+    Same as createdAt (the name webhook bodies used before events existed).
+    """
+    api_version: Annotated[str, Field(alias='apiVersion', examples=['2026-11-29'])]
+    """
+    The version of the data shape, fixed when the event was recorded.
+    """
+    mode: Literal['live', 'test']
+    """
+    live, or test for calls made with crk_test keys.
+    """
+    type: Literal['timeline.completed']
+    data: Data2
+
+
+class Data3(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    request_id: Annotated[str, Field(alias='requestId')]
+    """
+    The timeline request; its result is GET /request-timeline/{requestId}.
+    """
+    case_id: Annotated[str, Field(alias='caseId')]
+    error_code: Annotated[str | None, Field(alias='errorCode')] = None
+    """
+    Why, as an error code of the API.
+    """
+
+
+class TimelineFailedEvent(BaseModel):
+    """
+    A timeline request failed.
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['evt_Zk3bq9Yt0m1XcV4rTq8WnA2sJd7Hf6Lp'])]
+    """
+    evt_ and 32 characters. The same in GET /events and on every delivery of the event (first or resent): deduplicate on it.
+    """
+    object: Literal['event']
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2026-11-29T10:30:00.000Z'])
+    ]
+    """
+    When the fact was recorded (ISO 8601).
+    """
+    timestamp: str
+    """
+    Same as createdAt (the name webhook bodies used before events existed).
+    """
+    api_version: Annotated[str, Field(alias='apiVersion', examples=['2026-11-29'])]
+    """
+    The version of the data shape, fixed when the event was recorded.
+    """
+    mode: Literal['live', 'test']
+    """
+    live, or test for calls made with crk_test keys.
+    """
+    type: Literal['timeline.failed']
+    data: Data3
+
+
 class Alias(RootModel[str]):
     root: Annotated[str, Field(max_length=200, min_length=2)]
 
@@ -448,6 +626,10 @@ class CodedError(BaseModel):
         'DOCUMENT_NOT_FOUND',
         'WEBHOOK_ENDPOINT_NOT_FOUND',
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+        'WEBHOOK_DELIVERY_NOT_FOUND',
+        'WEBHOOK_ENDPOINT_DISABLED',
+        'WEBHOOK_PENDING_LIMIT_REACHED',
+        'EVENT_NOT_FOUND',
     ]
     """
     Stable machine-readable code; branch on it.
@@ -542,6 +724,10 @@ class RateLimitError(BaseModel):
         'DOCUMENT_NOT_FOUND',
         'WEBHOOK_ENDPOINT_NOT_FOUND',
         'WEBHOOK_ENDPOINT_LIMIT_REACHED',
+        'WEBHOOK_DELIVERY_NOT_FOUND',
+        'WEBHOOK_ENDPOINT_DISABLED',
+        'WEBHOOK_PENDING_LIMIT_REACHED',
+        'EVENT_NOT_FOUND',
     ]
     retry_after: Annotated[int, Field(alias='retryAfter')]
     """
@@ -613,7 +799,7 @@ class Year(BaseModel):
     """
 
 
-class Data(BaseModel):
+class Data4(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -641,7 +827,7 @@ class Coverage(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data
+    data: Data4
     meta: Meta
 
 
@@ -726,7 +912,7 @@ class TopEndpoint(BaseModel):
     credits: int
 
 
-class Data1(BaseModel):
+class Data5(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -749,7 +935,7 @@ class Audit(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data1
+    data: Data5
     pagination: Pagination
 
 
@@ -806,7 +992,7 @@ class Price(BaseModel):
     price: str
 
 
-class Data2(BaseModel):
+class Data6(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -835,7 +1021,7 @@ class Usage(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data2
+    data: Data6
 
 
 class Filters(BaseModel):
@@ -1641,7 +1827,7 @@ class Case(BaseModel):
     """
 
 
-class Data4(BaseModel):
+class Data8(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -1847,7 +2033,7 @@ class Meta7(BaseModel):
     credits_charged: Annotated[int, Field(alias='creditsCharged')]
 
 
-class Data6(BaseModel):
+class Data10(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -1889,7 +2075,7 @@ class AnalyzeAccepted(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data6
+    data: Data10
     meta: Meta8
 
 
@@ -2430,6 +2616,141 @@ class Meta13(BaseModel):
     credits_charged: Annotated[Literal[0], Field(alias='creditsCharged')]
 
 
+class Pagination3(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    limit: int
+    has_more: Annotated[bool, Field(alias='hasMore')]
+    next_cursor: Annotated[str | None, Field(alias='nextCursor')]
+    """
+    Send as startingAfter for the next page; null on the last page (poll again later from the last id).
+    """
+
+
+class Event(
+    RootModel[
+        AnalysisStoredEvent
+        | AnalysisFailedEvent
+        | TimelineCompletedEvent
+        | TimelineFailedEvent
+    ]
+):
+    root: Annotated[
+        AnalysisStoredEvent
+        | AnalysisFailedEvent
+        | TimelineCompletedEvent
+        | TimelineFailedEvent,
+        Field(discriminator='type'),
+    ]
+    """
+    One of the event types, told apart by type; a webhook delivery carries exactly this object.
+    """
+
+
+class Disabled(BaseModel):
+    """
+    null while deliveries are sent. Set when attempts kept failing (by default 50 in a row over at least 3 days): nothing is sent, and pending deliveries are cancelled, until the owner enables the endpoint again (POST /api/settings/webhooks/{id}/enable).
+    """
+
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    at: Annotated[str, Field(examples=['2025-01-18T10:30:00.000Z'])]
+    reason: Annotated[str, Field(examples=['50 consecutive failed attempts over 72 h'])]
+
+
+class WebhookEventType(
+    RootModel[
+        Literal[
+            'analysis.stored',
+            'analysis.failed',
+            'timeline.completed',
+            'timeline.failed',
+        ]
+    ]
+):
+    root: Literal[
+        'analysis.stored', 'analysis.failed', 'timeline.completed', 'timeline.failed'
+    ]
+    """
+    analysis.stored, analysis.failed: an analysis run ended; timeline.completed, timeline.failed: a timeline job ended.
+    """
+
+
+class WebhookEndpointMode(RootModel[Literal['live', 'test']]):
+    root: Literal['live', 'test']
+    """
+    live (default): the account’s live events. test: its test-mode events (calls made with crk_test keys), and only those.
+    """
+
+
+class CreateWebhookEndpointWithKeyRequest(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    url: Annotated[
+        str,
+        Field(
+            examples=['https://hooks.example.in/court-records'],
+            max_length=2048,
+            min_length=1,
+        ),
+    ]
+    event_types: Annotated[
+        list[WebhookEventType],
+        Field(
+            alias='eventTypes',
+            examples=[['analysis.stored', 'timeline.completed']],
+            max_length=10,
+            min_length=1,
+        ),
+    ]
+
+
+class WebhookDelivery(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['msg_2Yh9c0QpX1vN4kLm8sT3aB6dF7gH0jK5'])]
+    """
+    The webhook-id header of every attempt.
+    """
+    event_type: Annotated[WebhookEventType, Field(alias='eventType')]
+    status: Literal['pending', 'delivered', 'failed', 'cancelled', 'dropped']
+    """
+    cancelled: its endpoint was deleted or disabled first. dropped: never attempted, because the account already had the maximum of pending deliveries (1000 by default) when the event happened.
+    """
+    attempts: Annotated[int, Field(examples=[1])]
+    last_outcome: Annotated[
+        Literal[
+            'delivered',
+            'no_answer',
+            'http_3xx',
+            'http_4xx',
+            'http_5xx',
+            'address_refused',
+        ]
+        | None,
+        Field(alias='lastOutcome', examples=['delivered']),
+    ]
+    """
+    How the last attempt ended; null before the first. delivered: a 2xx answer. no_answer: no HTTP answer (the connection failed, timed out, or the answer was too large). http_3xx, http_4xx, http_5xx: the receiver answered with a status of that class (redirects are not followed). address_refused: the URL is, or its name resolves to, an address deliveries may not reach (loopback, private, link-local and other non-public ranges); not retried.
+    """
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2025-01-15T10:30:00.000Z'])
+    ]
+    last_attempt_at: Annotated[str | None, Field(alias='lastAttemptAt')]
+    finished_at: Annotated[str | None, Field(alias='finishedAt')]
+
+
+class SendTestWebhookEventRequest(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    type: WebhookEventType | None = None
+
+
 class HealthGetResponse(RootModel[HealthPlain | HealthDeep | HealthDeepStatus]):
     root: HealthPlain | HealthDeep | HealthDeepStatus
 
@@ -2566,7 +2887,7 @@ class Court12(BaseModel):
     """
 
 
-class Data8(BaseModel):
+class Data12(BaseModel):
     """
     The court hierarchy accepted by the court filter of POST /search/cases.
     """
@@ -2590,7 +2911,7 @@ class ReferenceCourtsGetResponse(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data8
+    data: Data12
     """
     The court hierarchy accepted by the court filter of POST /search/cases.
     """
@@ -2631,7 +2952,7 @@ class CaseType4(BaseModel):
     """
 
 
-class Data9(BaseModel):
+class Data13(BaseModel):
     """
     The case-type taxonomy accepted by the caseType filter of POST /search/cases.
     """
@@ -2655,7 +2976,7 @@ class ReferenceCaseTypesGetResponse(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data9
+    data: Data13
     """
     The case-type taxonomy accepted by the caseType filter of POST /search/cases.
     """
@@ -2734,6 +3055,116 @@ class RequestTimelinePostResponse(RootModel[RateLimitError | CodedError]):
 
 
 class RequestTimelineRequestIdGetResponse(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class EventsGetResponse(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class EventsIdGetResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: Event
+
+
+class EventsIdGetResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class WebhooksEndpointsGetResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class WebhooksEndpointsPostResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class Data15(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: str
+
+
+class WebhooksEndpointsIdDeleteResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: Data15
+
+
+class WebhooksEndpointsIdDeleteResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class WebhooksEndpointsIdEnablePostResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class Data16(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: str
+    secret: Annotated[
+        str, Field(examples=['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwq8bXm1Ae0Y4='])
+    ]
+    """
+    The signing secret, shown this once only.
+    """
+
+
+class WebhooksEndpointsIdRotateSecretPostResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: Data16
+
+
+class WebhooksEndpointsIdRotateSecretPostResponse1(
+    RootModel[RateLimitError | CodedError]
+):
+    root: RateLimitError | CodedError
+
+
+class WebhooksEndpointsIdDeliveriesGetResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: list[WebhookDelivery]
+
+
+class WebhooksEndpointsIdDeliveriesGetResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class WebhooksEndpointsIdTestPostResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: WebhookDelivery
+
+
+class WebhooksEndpointsIdTestPostResponse1(RootModel[RateLimitError | CodedError]):
+    root: RateLimitError | CodedError
+
+
+class WebhooksDeliveriesIdResendPostResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: WebhookDelivery
+
+
+class WebhooksDeliveriesIdResendPostResponse1(RootModel[RateLimitError | CodedError]):
     root: RateLimitError | CodedError
 
 
@@ -2983,10 +3414,76 @@ class TimelineJobRead(BaseModel):
     meta: Meta13
 
 
+class EventList(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: list[Event]
+    pagination: Pagination3
+
+
+class WebhookEndpoint(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    id: Annotated[str, Field(examples=['whe_3f1c2a9e-8b7d-4e6f-a5c4-1d2e3f4a5b6c'])]
+    url: Annotated[str, Field(examples=['https://hooks.example.in/court-records'])]
+    event_types: Annotated[list[WebhookEventType], Field(alias='eventTypes')]
+    mode: WebhookEndpointMode
+    secret_hint: Annotated[str, Field(alias='secretHint', examples=['whsec_…Qk8='])]
+    """
+    whsec_, an ellipsis and the last 4 characters of the secret.
+    """
+    created_at: Annotated[
+        str, Field(alias='createdAt', examples=['2025-01-15T10:30:00.000Z'])
+    ]
+    disabled: Disabled | None
+    """
+    null while deliveries are sent. Set when attempts kept failing (by default 50 in a row over at least 3 days): nothing is sent, and pending deliveries are cancelled, until the owner enables the endpoint again (POST /api/settings/webhooks/{id}/enable).
+    """
+
+
 class SearchCasesSemanticPostResponse(
     RootModel[SemanticSearchResponse | SemanticSearchFailure]
 ):
     root: SemanticSearchResponse | SemanticSearchFailure
+
+
+class WebhooksEndpointsGetResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: list[WebhookEndpoint]
+
+
+class Data14(WebhookEndpoint):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    secret: Annotated[
+        str, Field(examples=['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwq8bXm1Ae0Y4='])
+    ]
+    """
+    The signing secret, shown this once only.
+    """
+
+
+class WebhooksEndpointsPostResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: Data14
+
+
+class WebhooksEndpointsIdEnablePostResponse(BaseModel):
+    model_config = ConfigDict(
+        populate_by_name=True,
+    )
+    success: Literal[True]
+    data: WebhookEndpoint
 
 
 class KeywordSearchResponse(BaseModel):
@@ -3081,7 +3578,7 @@ class CaseAnalysis(BaseModel):
     """
 
 
-class Data5(BaseModel):
+class Data9(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -3107,11 +3604,11 @@ class AnalyzeAlreadyExists(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data5
+    data: Data9
     meta: Meta7
 
 
-class Data7(BaseModel):
+class Data11(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -3137,7 +3634,7 @@ class ConsolidatedAnalysis(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data7
+    data: Data11
     meta: Meta9
 
 
@@ -3220,7 +3717,7 @@ class TimelineRequestAccepted(BaseModel):
     meta: Meta12
 
 
-class Data3(BaseModel):
+class Data7(BaseModel):
     model_config = ConfigDict(
         populate_by_name=True,
     )
@@ -3245,7 +3742,7 @@ class CaseAnalysisRead(BaseModel):
         populate_by_name=True,
     )
     success: Literal[True]
-    data: Data3 | Data4
+    data: Data7 | Data8
     meta: Meta6
 
 

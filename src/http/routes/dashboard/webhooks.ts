@@ -1,15 +1,16 @@
 /**
  * /dashboard/webhooks: the account's webhook endpoints, over the same application service
  * as /api/settings/webhooks: register one (its signing secret shown once), rotate its
- * secret (the old one keeps signing beside the new for 24 hours), remove it, and see each
- * endpoint's latest deliveries with their attempts.
+ * secret (the old one keeps signing beside the new for 24 hours), remove it, send it a test
+ * event, and see each endpoint's latest deliveries with their attempts, each resendable.
  */
 import type { Context, Hono } from 'hono';
 import { html } from 'hono/html';
 import { billingAccountOf } from '../../../application/credits/credits-service.ts';
 import type { WebhookEndpoints } from '../../../application/webhooks/webhook-endpoints.ts';
 import { WEBHOOK_EVENT_TYPES, type WebhookEndpointsError, type WebhookEventType } from '../../../domain/webhook/webhook-endpoints.ts';
-import { webhookError } from '../settings/webhook-schemas.ts';
+import type { ExtraDeliveryRefusal } from '../../../application/webhooks/webhook-endpoints.ts';
+import { extraDeliveryError, webhookError } from '../settings/webhook-schemas.ts';
 import { csrfInput, page, type Html } from './layout-support.ts';
 import { csrfRefused, DASHBOARD_PATH, formWithCsrf, requirePermission, type DashboardEnv } from './session-support.ts';
 
@@ -21,6 +22,7 @@ type Outcome =
   | { kind: 'secret'; title: string; secret: string }
   | { kind: 'removed' }
   | { kind: 'enabled' }
+  | { kind: 'queued'; what: string }
   | { kind: 'refused'; message: string; status: 400 | 403 | 404 };
 
 function outcomeBox(outcome: Outcome | undefined): Html | string {
@@ -36,6 +38,8 @@ function outcomeBox(outcome: Outcome | undefined): Html | string {
       return html`<p class="notice" role="status">Endpoint removed: it receives nothing more.</p>`;
     case 'enabled':
       return html`<p class="notice" role="status">Endpoint enabled: events from now on are delivered to it.</p>`;
+    case 'queued':
+      return html`<p class="notice" role="status" data-testid="delivery-queued">${outcome.what} queued: it appears below as pending.</p>`;
     case 'refused':
       return html`<p class="error" role="alert">${outcome.message}</p>`;
   }
@@ -48,6 +52,11 @@ function refusal(error: WebhookEndpointsError): Extract<Outcome, { kind: 'refuse
   return { kind: 'refused', message: details ? `${mapped.message} ${details}` : mapped.message, status };
 }
 
+function extraRefusal(error: ExtraDeliveryRefusal): Extract<Outcome, { kind: 'refused' }> {
+  const mapped = extraDeliveryError(error);
+  return { kind: 'refused', message: mapped.message, status: mapped.status === 404 ? 404 : 400 };
+}
+
 export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly webhooks: WebhookEndpoints }): void {
   const render = async (c: Context<DashboardEnv>, outcome?: Outcome, status: 200 | 201 | 400 | 403 | 404 = 200) => {
     const { user, csrfToken } = c.get('session');
@@ -56,7 +65,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
     const sections = await Promise.all(
       endpoints.map(async (endpoint) => {
         const deliveries = (await deps.webhooks.deliveries(account, endpoint.id, DELIVERIES_SHOWN)) ?? [];
-        const action = (verb: 'rotate' | 'remove' | 'enable', label: string, css: string) =>
+        const action = (verb: 'rotate' | 'remove' | 'enable' | 'test', label: string, css: string) =>
           html`<form class="inline" method="post" action="${DASHBOARD_PATH}/webhooks/${endpoint.id}/${verb}">
             ${csrfInput(csrfToken)}<button class="${css}" type="submit">${label}</button>
           </form>`;
@@ -75,7 +84,8 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                   ${action('enable', 'Enable', 'secondary')}`
               : ''
           }
-          ${action('rotate', 'Rotate secret', 'secondary')} ${action('remove', 'Remove', 'danger')}
+          ${action('test', 'Send test event', 'secondary')} ${action('rotate', 'Rotate secret', 'secondary')}
+          ${action('remove', 'Remove', 'danger')}
           ${
             deliveries.length === 0
               ? html`<p class="muted">No deliveries yet.</p>`
@@ -87,6 +97,7 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                       <th class="num">Attempts</th>
                       <th>Last outcome</th>
                       <th>Created</th>
+                      <th></th>
                     </tr>
                   </thead>
                   <tbody>
@@ -98,6 +109,11 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
                           <td class="num">${d.attempts}</td>
                           <td>${d.lastOutcome ?? ''}</td>
                           <td>${d.createdAt.replace('T', ' ').slice(0, 19)}</td>
+                          <td>
+                            <form class="inline" method="post" action="${DASHBOARD_PATH}/webhooks/deliveries/${d.id}/resend">
+                              ${csrfInput(csrfToken)}<button class="secondary" type="submit">Resend</button>
+                            </form>
+                          </td>
                         </tr>`,
                     )}
                   </tbody>
@@ -188,5 +204,25 @@ export function registerWebhooksPage(app: Hono<DashboardEnv>, deps: { readonly w
       return render(c, refused, refused.status);
     }
     return render(c, { kind: 'removed' });
+  });
+
+  app.post('/webhooks/:id/test', requirePermission('webhooks.sendTest'), async (c) => {
+    if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
+    const result = await deps.webhooks.sendTest(billingAccountOf(c.get('session').user), c.req.param('id'));
+    if (!result.ok) {
+      const refused = extraRefusal(result.error);
+      return render(c, refused, refused.status);
+    }
+    return render(c, { kind: 'queued', what: `A test ${result.value.eventType} event` });
+  });
+
+  app.post('/webhooks/deliveries/:id/resend', requirePermission('webhooks.resend'), async (c) => {
+    if ((await formWithCsrf(c)) === undefined) return csrfRefused(c);
+    const result = await deps.webhooks.resend(billingAccountOf(c.get('session').user), c.req.param('id'));
+    if (!result.ok) {
+      const refused = extraRefusal(result.error);
+      return render(c, refused, refused.status);
+    }
+    return render(c, { kind: 'queued', what: `A resend of the ${result.value.eventType} event` });
   });
 }

@@ -23,6 +23,8 @@ import { registerListWebhooks } from './get-webhooks.ts';
 import { registerCreateWebhook } from './post-webhook.ts';
 import { registerEnableWebhook } from './post-enable-webhook.ts';
 import { registerRotateWebhookSecret } from './post-rotate-webhook-secret.ts';
+import { registerResendWebhookDelivery } from './post-webhook-delivery-resend.ts';
+import { registerSendTestWebhookEvent } from './post-webhook-test.ts';
 import { CSRF_SECURITY, SESSION_SECURITY } from './schemas.ts';
 import { CSRF_HEADER, SESSION_COOKIE, sessionGuards } from './session-support.ts';
 
@@ -68,4 +70,6 @@ export function registerSettingsRoutes(app: App, deps: SettingsDeps): void {
   registerRotateWebhookSecret(app, { webhooks, guards });
   registerEnableWebhook(app, { webhooks, guards });
   registerListWebhookDeliveries(app, { webhooks, guards });
+  registerSendTestWebhookEvent(app, { webhooks, guards });
+  registerResendWebhookDelivery(app, { webhooks, guards });
 }

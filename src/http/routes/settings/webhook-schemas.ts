@@ -5,9 +5,11 @@
  * a foreign endpoint is not revealed to exist.
  */
 import { z } from '@hono/zod-openapi';
+import type { ExtraDeliveryRefusal } from '../../../application/webhooks/webhook-endpoints.ts';
 import type { WebhookEndpointsError } from '../../../domain/webhook/webhook-endpoints.ts';
 import { assertNever } from '../../../domain/decider.ts';
 import { WEBHOOK_EVENT_TYPES } from '../../../domain/webhook/webhook-endpoints.ts';
+import { DELIVERY_OUTCOMES } from '../../../domain/webhook/delivery-outcome.ts';
 import { ApiError } from '../../api-error.ts';
 
 export const WebhookIdParams = z.object({
@@ -51,6 +53,62 @@ export const WebhookEndpointSchema = z
   })
   .openapi('WebhookEndpoint');
 
+export const DeliveriesQuery = z.object({
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(100)
+    .default(20)
+    .openapi({ param: { name: 'limit', in: 'query' }, description: 'How many, newest first.', example: 20 }),
+});
+
+export const DeliverySchema = z
+  .object({
+    id: z.string().openapi({ description: 'The webhook-id header of every attempt.', example: 'msg_2Yh9c0QpX1vN4kLm8sT3aB6dF7gH0jK5' }),
+    eventType: WebhookEventTypeSchema,
+    status: z.enum(['pending', 'delivered', 'failed', 'cancelled', 'dropped']).openapi({
+      description:
+        'cancelled: its endpoint was deleted or disabled first. dropped: never attempted, because the account already had the maximum of pending deliveries (1000 by default) when the event happened.',
+    }),
+    attempts: z.number().int().openapi({ example: 1 }),
+    lastOutcome: z.enum(DELIVERY_OUTCOMES).nullable().openapi({
+      description:
+        'How the last attempt ended; null before the first. delivered: a 2xx answer. no_answer: no HTTP answer (the connection failed, timed out, or the answer was too large). http_3xx, http_4xx, http_5xx: the receiver answered with a status of that class (redirects are not followed). address_refused: the URL is, or its name resolves to, an address deliveries may not reach (loopback, private, link-local and other non-public ranges); not retried.',
+      example: 'delivered',
+    }),
+    createdAt: z.string().openapi({ example: '2025-01-15T10:30:00.000Z' }),
+    lastAttemptAt: z.string().nullable(),
+    finishedAt: z.string().nullable(),
+  })
+  .openapi('WebhookDelivery');
+
+export const DeliveryIdParams = z.object({
+  id: z
+    .string()
+    .min(1)
+    .max(200)
+    .openapi({
+      param: { name: 'id', in: 'path' },
+      description: 'Id of the delivery (its webhook-id).',
+      example: 'msg_2Yh9c0QpX1vN4kLm8sT3aB6dF7gH0jK5',
+    }),
+});
+
+export const SendTestEventBody = z
+  .object({
+    type: WebhookEventTypeSchema.optional().openapi({
+      description: "The event type to send a sample of; by default the endpoint's first.",
+    }),
+  })
+  .openapi('SendTestWebhookEventRequest');
+
+export const TEST_EVENT_DESCRIPTION =
+  "Queues a delivery of a sample event of the type (ids evt_test_…, run_test, req_test, SC-TEST-0001) to the endpoint, signed and retried like any delivery; watch it in the endpoint's deliveries. It is no fact of the account: GET /events does not list it. Refused with 409 WEBHOOK_ENDPOINT_DISABLED while the endpoint is disabled.";
+
+export const RESEND_DESCRIPTION =
+  "Queues the delivery's event to its endpoint again, like Stripe's resend: a new delivery (its own webhook-id) carrying the same event object (the same evt_ id, which receivers deduplicate on), whatever became of the original (delivered, failed, cancelled, dropped). Refused with 409 WEBHOOK_ENDPOINT_DISABLED while the endpoint is disabled, 404 once it was deleted.";
+
 export const WebhookSecretSchema = z
   .string()
   .openapi({ description: 'The signing secret, shown this once only.', example: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSwq8bXm1Ae0Y4=' });
@@ -84,5 +142,21 @@ export function webhookError(error: WebhookEndpointsError): ApiError {
       throw new Error('webhook endpoint id collision');
     default:
       return assertNever(error);
+  }
+}
+
+/** Why a test event or a resend was refused, in the error table's words. */
+export function extraDeliveryError(refusal: ExtraDeliveryRefusal): ApiError {
+  switch (refusal) {
+    case 'EndpointNotFound':
+      return new ApiError('WEBHOOK_ENDPOINT_NOT_FOUND');
+    case 'DeliveryNotFound':
+      return new ApiError('WEBHOOK_DELIVERY_NOT_FOUND');
+    case 'EndpointDisabled':
+      return new ApiError('WEBHOOK_ENDPOINT_DISABLED');
+    case 'PendingLimit':
+      return new ApiError('WEBHOOK_PENDING_LIMIT_REACHED');
+    default:
+      return assertNever(refusal);
   }
 }
