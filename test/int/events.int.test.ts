@@ -214,6 +214,7 @@ for (const factory of databases) {
       );
       const one = await client.events.get(everything[0]!.id);
       assert.deepEqual(one.data, everything[0]);
+      assert.deepEqual((await client.webhookEndpoints.list()).data, []);
     });
 
     it("never shows, returns or pages from another account's event, and forged ids are 404", async () => {

@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import threading
+import time
 import uuid
 from itertools import islice
 from urllib.parse import urlsplit, urlunsplit
@@ -223,6 +224,23 @@ def test_a_timeline_from_the_store_completes_and_costs_nothing(client):
     done = client.wait_for_timeline(accepted.body.data.request_id, poll_interval=1, timeout=60)
     assert done.body.data.status == "completed" and done.body.data.case_id == "sc-inabs-5861"
     assert accepted.credits_charged == 0
+
+
+def test_events_list_what_webhooks_announce_and_page_from_the_last_id_seen(client):
+    # The analysis and the timeline above are facts the webhook projector records as events, a moment later.
+    deadline = time.monotonic() + 60
+    while True:
+        events = list(client.events.auto_paginate(order="asc", limit=2))
+        if {e.root.type for e in events} >= {"analysis.stored", "timeline.completed"} or time.monotonic() > deadline:
+            break
+        time.sleep(1)
+    assert {"analysis.stored", "timeline.completed"} <= {e.root.type for e in events}
+    ids = [e.root.id for e in events]
+    assert len(set(ids)) == len(ids)
+    missed = list(client.events.auto_paginate(order="asc", limit=1, starting_after=ids[0]))
+    assert [e.root.id for e in missed] == ids[1:]
+    assert client.events.get(ids[0]).body.data.root.id == ids[0]
+    assert client.events.list(type="timeline.completed").body.data[0].root.type == "timeline.completed"
 
 
 def test_the_async_client_does_the_same(live):

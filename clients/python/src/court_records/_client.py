@@ -65,6 +65,7 @@ class CourtRecords(CourtRecordsBase):
         self.party = r.Party(self)
         self.timeline = r.Timeline(self)
         self.account = r.Account(self)
+        self.events = r.Events(self)
         self.reference = r.Reference(self)
         self.public = r.Public(self)
 
@@ -152,6 +153,7 @@ class AsyncCourtRecords(CourtRecordsBase):
         self.party = r.AsyncParty(self)
         self.timeline = r.AsyncTimeline(self)
         self.account = r.AsyncAccount(self)
+        self.events = r.AsyncEvents(self)
         self.reference = r.AsyncReference(self)
         self.public = r.AsyncPublic(self)
 

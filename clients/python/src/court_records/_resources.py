@@ -118,6 +118,53 @@ class Account(_Resource):
         return self._send(Call("GET", "/audit", {200: m.Audit}, query={k: v for k, v in query.items() if v is not None}, **_options(**options)))
 
 
+class Events(_Resource):
+    """Every webhook event is also an event resource (free): a receiver that was down catches up here."""
+
+    def list(
+        self,
+        *,
+        limit: int | None = None,
+        order: str | None = None,
+        starting_after: str | None = None,
+        type: str | None = None,
+        created_from: str | None = None,
+        created_before: str | None = None,
+        **options: Any,
+    ) -> ApiResult[m.EventList]:
+        """GET /events: one page, newest first unless ``order="asc"``; ``type`` is one or more types, comma-separated."""
+        query = {
+            "limit": limit,
+            "order": order,
+            "startingAfter": starting_after,
+            "type": type,
+            "createdFrom": created_from,
+            "createdBefore": created_before,
+        }
+        return self._send(Call("GET", "/events", {200: m.EventList}, query={k: v for k, v in query.items() if v is not None}, **_options(**options)))
+
+    def get(self, event_id: str, **options: Any) -> ApiResult[m.EventsIdGetResponse]:
+        return self._send(Call("GET", f"/events/{_segment(event_id)}", {200: m.EventsIdGetResponse}, **_options(**options)))
+
+    def auto_paginate(self, **params: Any) -> Iterator[m.Event]:
+        """Every matching event, page after page by ``starting_after``: with ``order="asc"`` and the last id seen, what was missed."""
+        page_params = dict(params)
+        while True:
+            page: ApiResult[m.EventList] = self.list(**page_params)
+            yield from page.body.data
+            following = _next_event_params(params, page)
+            if following is None:
+                return
+            page_params = following
+
+
+def _next_event_params(params: dict[str, Any], page: ApiResult[m.EventList]) -> dict[str, Any] | None:
+    pagination = page.body.pagination
+    if not pagination.has_more or not pagination.next_cursor:
+        return None
+    return {**params, "starting_after": pagination.next_cursor}
+
+
 class Search(_Resource):
     def cases(
         self, *, idempotency_key: str | None = None, timeout: float | None = None, max_retries: int | None = None, **body: Any
@@ -374,6 +421,19 @@ class AsyncJudges(Judges):
 
 class AsyncParty(Party):
     pass
+
+
+class AsyncEvents(Events):
+    async def auto_paginate(self, **params: Any) -> AsyncIterator[m.Event]:  # type: ignore[override]
+        page_params = dict(params)
+        while True:
+            page: ApiResult[m.EventList] = await self.list(**page_params)  # type: ignore[misc]
+            for event in page.body.data:
+                yield event
+            following = _next_event_params(params, page)
+            if following is None:
+                return
+            page_params = following
 
 
 class AsyncSearch(Search):
