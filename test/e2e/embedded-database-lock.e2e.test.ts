@@ -67,6 +67,7 @@ describe('one process at a time on the embedded database', () => {
     ['ingest', corpus],
     ['finance', 'reconcile'],
     ['finance', 'export', '--from', '2000-01-01', '--to', '2100-01-01', '--format', 'jsonl'],
+    ['finance', 'close', '--month', '2026-10'],
     ['admin', 'watermark', 'trace', leak],
   ];
 
@@ -94,7 +95,8 @@ describe('one process at a time on the embedded database', () => {
   it('serves the admin commands while it holds the database', async () => {
     const user = printed(await admin('user', 'create', '--email', 'lock@e2e.example', '--name', 'Lock', '--tier', 'enterprise'));
     userId = user.userId as string;
-    assert.deepEqual(printed(await admin('credits', 'grant', '--user', userId, '--amount', '500')), { balance: 500 });
+    const granted = printed(await admin('credits', 'grant', '--user', userId, '--amount', '500'));
+    assert.deepEqual([granted.balance, granted.replayed, typeof granted.grantId], [500, false, 'string']);
   });
 
   it('refuses every command that opens the database, naming the service, and exits 75', async () => {
@@ -119,7 +121,8 @@ describe('one process at a time on the embedded database', () => {
       checks: { documentDatabase: { ok: boolean } };
     };
     assert.equal(health.checks.documentDatabase.ok, true, JSON.stringify(health));
-    assert.deepEqual(printed(await admin('credits', 'grant', '--user', userId, '--amount', '250')), { balance: 750 });
+    const granted = printed(await admin('credits', 'grant', '--user', userId, '--amount', '250'));
+    assert.deepEqual([granted.balance, granted.replayed], [750, false]);
   });
 
   it('refuses a second service on the same DATA_DIR before it starts anything', async () => {
