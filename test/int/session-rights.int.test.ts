@@ -41,6 +41,8 @@ const LETTER: Record<Standing, string> = { active: 'A', billing_inactive: 'B', s
 
 interface Fixture {
   readonly userId: string;
+  /** Who pays: the organisation of a member or admin, else the user. */
+  readonly billingAccount: string;
   readonly email: string;
   /** Keys and endpoints of the user's own, set up while active, one per route that consumes one. */
   readonly keys: string[];
@@ -216,6 +218,14 @@ for (const factory of databases) {
         ok: 200,
         call: (s) => page(path, s),
       })),
+      {
+        name: 'GET /dashboard/billing/statements/:accountId/:file',
+        surface: 'dashboard',
+        roles: OWNERS,
+        standings: 'AB',
+        ok: 200,
+        call: (s, f) => page(`/dashboard/billing/statements/${f.billingAccount}/2026-11.csv`, s),
+      },
       ...['/dashboard/keys', '/dashboard/usage', '/dashboard/audit', '/dashboard/billing', '/dashboard/billing/plans'].map(
         (path): RouteCase => ({
           name: `GET ${path}`,
@@ -410,7 +420,7 @@ for (const factory of databases) {
         if (standing === 'billing_inactive' || standing === 'suspended')
           assert.ok((await accounts.setStanding(userId, standing, operator)).ok);
         if (standing === 'organization_deactivated') assert.ok((await accounts.deactivateOrganization(organizationId!, operator)).ok);
-        fixtures.set(`${role}/${standing}`, { userId, email, keys, endpoints, deliveries });
+        fixtures.set(`${role}/${standing}`, { userId, billingAccount: organizationId ?? userId, email, keys, endpoints, deliveries });
       }
     });
     after(async () => {
