@@ -82,7 +82,9 @@ describe('the Python SDK against the real service', { timeout: 900_000 }, () => 
   before(async () => {
     // Side by side (the install takes longest on a fresh clone); settled both, so a failed install still stops the service.
     const [starting, installing] = await Promise.allSettled([
-      startService('node', { AUTO_INGEST: 'true', CORPUS_DIR: corpusDir }),
+      // Embedded defaults as `npm start` has them: not the Meilisearch CI exports for other suites,
+      // whose shared index other services fill at the same time.
+      startService('node', { AUTO_INGEST: 'true', CORPUS_DIR: corpusDir, MEILI_URL: '', MEILI_API_KEY: '' }),
       virtualenv(),
     ]);
     if (starting.status === 'fulfilled') service = starting.value;
