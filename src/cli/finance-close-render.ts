@@ -11,6 +11,7 @@ import {
   type CloseDifference,
   type MonthClose,
 } from '../domain/credits/close.ts';
+import { csvField } from '../domain/csv.ts';
 
 export const CLOSE_CSV_COLUMNS = ['account', 'item', 'endpoint', 'credits', 'paise'] as const;
 export const TOTAL = 'TOTAL';
@@ -31,12 +32,6 @@ function items(figures: Figures): [string, string, number][] {
     ['closing', '', figures.closing.total],
     ['closing_held', '', figures.closing.reserved],
   ];
-}
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 export function closeCsv(close: MonthClose): string {

@@ -33,6 +33,7 @@ import { reconcileLedger, type ReconcileDifference, type ReconcileReport } from 
 import { loadConfig } from '../config.ts';
 import { openDatabase } from '../db/open.ts';
 import { eventStoreOf } from '../wiring.ts';
+import { csvField } from '../domain/csv.ts';
 
 const USAGE = `usage: court-records finance export --from ISO --to ISO [--account ID] --format csv|jsonl
        court-records finance reconcile [--from ISO --to ISO] [--account ID] [--format text|json]
@@ -136,12 +137,6 @@ function parse(args: readonly string[]): Request | 'help' {
   const format = FORMATS.find((f) => f === text('format'));
   if (!format) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}`);
   return { action, from, to, format, ...account };
-}
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(value: string | number | null): string {
-  const s = value === null ? '' : String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replace(/"/g, '""')}"` : s;
 }
 
 function csvLine(row: LedgerRow): string {

@@ -6,6 +6,7 @@
  * prints the text lines.
  */
 import { PAISE_PER_CREDIT, rupees, type AccountClose, type MonthWindow } from '../../domain/credits/close.ts';
+import { csvField } from '../../domain/csv.ts';
 
 export const STATEMENT_CSV_COLUMNS = ['item', 'detail', 'credits', 'paise'] as const;
 
@@ -24,12 +25,6 @@ function rows(close: AccountClose): Row[] {
     ['expiries', '', close.expiries],
     ['closing_balance', '', close.closing.total],
   ];
-}
-
-/** RFC 4180: a field with a comma, quote or line break is quoted, quotes doubled. */
-function csvField(value: string | number): string {
-  const s = String(value);
-  return /[",\r\n]/.test(s) ? `"${s.replaceAll('"', '""')}"` : s;
 }
 
 export function statementCsv(close: AccountClose): string {

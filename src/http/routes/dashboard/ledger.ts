@@ -14,6 +14,7 @@ import { permits } from '../../../application/sessions/session-service.ts';
 import type { Clock } from '../../../ports/clock.ts';
 import { integer, page } from './layout-support.ts';
 import { DASHBOARD_PATH, type DashboardEnv } from './session-support.ts';
+import { csvField } from '../../../domain/csv.ts';
 
 export interface LedgerPageDeps {
   readonly credits: CreditsService;
@@ -46,12 +47,6 @@ const PAGE_ENTRIES = 200;
 
 /** The whole ledger: the range export folds from the first entry anyway. */
 const ALL_TIME: Omit<ExportRange, 'accountId'> = { from: new Date(0), to: new Date('9999-12-31T00:00:00Z') };
-
-/** RFC 4180: a field holding a comma, a quote or a line break is quoted, its quotes doubled. */
-function csvField(value: string | number | null): string {
-  const text = value === null ? '' : String(value);
-  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
-}
 
 export const csvLine = (values: readonly (string | number | null)[]): string => `${values.map(csvField).join(',')}\r\n`;
 
