@@ -6,7 +6,9 @@
  * PostgreSQL when a database URL is set. Medians of RUNS runs, phrase by phrase, so a
  * phrase's figure is one phrase's cost. After the runs the ledger must be exact: credits
  * spent equal the 2xx answers times the price (5), within the requests in flight at each
- * cut-off, and the ledger reconciles.
+ * cut-off, and the ledger reconciles. Beside each phrase, the same phrase never asked
+ * before (a new fromDate each request, before the corpus's first decision: the same
+ * matches), which the index's kept answers cannot serve: the cost of a search that misses them.
  *
  *   TEST_DATABASE_URL=postgres://... node --import tsx bench/pglite-search.bench.ts
  *
@@ -45,6 +47,8 @@ export interface PhraseFigures {
   /** The `total` the service answered for the phrase. */
   readonly total: number;
   readonly load: WrkResult;
+  /** The same phrase with a new fromDate each request (coldScript): no answer asked before. */
+  readonly cold: WrkResult;
 }
 
 export interface PgliteSearchFigures {
@@ -65,6 +69,30 @@ function postScript(body: string): { path: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
   const path = join(dir, 'post.lua');
   writeFileSync(path, `wrk.method = "POST"\nwrk.body = ${JSON.stringify(body)}\nwrk.headers["Content-Type"] = "application/json"\n`);
+  return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/**
+ * A wrk script posting the phrase with a new `fromDate` each request, every one before the
+ * corpus's first decision (1950): the same matches and the same work, but no request asks
+ * what an earlier one asked, so the index's kept answers (PGlite) never serve it.
+ */
+function coldScript(phrase: string): { path: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-search-'));
+  const path = join(dir, 'cold.lua');
+  writeFileSync(
+    path,
+    [
+      'wrk.method = "POST"',
+      'wrk.headers["Content-Type"] = "application/json"',
+      'local n = math.random(0, 16799)',
+      'request = function()',
+      '  n = (n + 1) % 16800',
+      '  local day = string.format("19%02d-%02d-%02d", n % 50, math.floor(n / 50) % 12 + 1, math.floor(n / 600) % 28 + 1)',
+      `  return wrk.format(nil, nil, nil, string.format(${JSON.stringify(JSON.stringify({ query: phrase, limit: 20, fromDate: '%s' }))}, day))`,
+      'end',
+    ].join('\n'),
+  );
   return { path, remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
@@ -124,6 +152,7 @@ export async function benchPgliteSearch(
     const { rows: counted } = await sql<{ n: number }>`select count(*)::int as n from search_documents`.execute(s.db);
     const hot = await fundedKey(s.db, { email: `search-${backend}@lawfirm.example`, credits: 100_000_000 });
     const scripts = phrases.map((phrase) => postScript(JSON.stringify({ query: phrase, limit: 20 })));
+    const colds = phrases.map(coldScript);
     const service = await s.serve();
     try {
       await service.settled();
@@ -144,11 +173,15 @@ export async function benchPgliteSearch(
       // Warm-up: JIT, the key cache, the index pages.
       for (const script of scripts) all.push(await wrk(url, { ...keyed, script: script.path, connections, durationSeconds: 1 }));
       const per: WrkResult[][] = phrases.map(() => []);
+      const perCold: WrkResult[][] = phrases.map(() => []);
       for (let run = 0; run < runs; run += 1)
         for (const [i, script] of scripts.entries()) {
           const r = await wrk(url, { ...keyed, script: script.path, connections, durationSeconds: seconds });
           per[i]!.push(r);
           all.push(r);
+          const c = await wrk(url, { ...keyed, script: colds[i]!.path, connections, durationSeconds: seconds });
+          perCold[i]!.push(c);
+          all.push(c);
         }
       await service.stop();
       const db = await s.afterStop();
@@ -160,7 +193,7 @@ export async function benchPgliteSearch(
         seconds,
         connections,
         documents: counted[0]!.n,
-        phrases: phrases.map((phrase, i) => ({ phrase, total: totals[i]!, load: medianWrk(per[i]!) })),
+        phrases: phrases.map((phrase, i) => ({ phrase, total: totals[i]!, load: medianWrk(per[i]!), cold: medianWrk(perCold[i]!) })),
         charged: rows[0]!.charged,
         // The probe request per phrase is answered and charged too.
         answered: all.reduce((n, r) => n + r.requests - r.failures, 0) + phrases.length,
@@ -169,7 +202,7 @@ export async function benchPgliteSearch(
       };
     } finally {
       await service.stop();
-      for (const script of scripts) script.remove();
+      for (const script of [...scripts, ...colds]) script.remove();
     }
   } finally {
     await s.drop();
@@ -185,14 +218,24 @@ export function printPgliteSearch(f: PgliteSearchFigures): string {
   const lines = [
     `POST /search/cases (${String(PRICE)} credits) on ${name}, ${String(f.documents)} real records, wrk at ${String(f.connections)} connections; medians of ${String(f.runs)} runs of ${String(f.seconds)} s`,
     table([
-      ['phrase', 'total', 'req/s', 'p50 ms', 'p99 ms', 'non-2xx', `target p50 ≤ ${String(TARGET_P50_MS)} ms`],
+      [
+        'phrase',
+        'total',
+        'req/s',
+        'p50 ms',
+        'p99 ms',
+        'non-2xx',
+        `target p50 ≤ ${String(TARGET_P50_MS)} ms`,
+        'never asked before: req/s',
+        'p50 / p99 ms',
+      ],
       ...f.phrases.map((p) => [
         p.phrase,
         String(p.total),
         p.load.perSecond.toFixed(0),
         answered(p.load) ? p.load.p50Ms.toFixed(1) : NO_ANSWER,
         answered(p.load) ? p.load.p99Ms.toFixed(1) : NO_ANSWER,
-        String(p.load.failures),
+        String(p.load.failures + p.cold.failures),
         f.backend !== 'pglite'
           ? '(reference)'
           : !answered(p.load)
@@ -200,6 +243,8 @@ export function printPgliteSearch(f: PgliteSearchFigures): string {
             : p.load.p50Ms <= TARGET_P50_MS
               ? 'met'
               : `missed (${(p.load.p50Ms / TARGET_P50_MS).toFixed(1)}x)`,
+        p.cold.perSecond.toFixed(0),
+        answered(p.cold) ? `${p.cold.p50Ms.toFixed(1)} / ${p.cold.p99Ms.toFixed(1)}` : NO_ANSWER,
       ]),
     ]),
   ];

@@ -189,6 +189,14 @@ const schema = z.object({
    * the call fails uncharged). Migrations, ingest and projections run on a pool without it.
    */
   DATABASE_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(5_000),
+  /**
+   * PostgreSQL only: statements are prepared once per connection and then sent as one round
+   * trip. false behind a pooler in transaction mode that cannot keep a session's statements.
+   */
+  DATABASE_PREPARED_STATEMENTS: z
+    .enum(['true', 'false'])
+    .default('true')
+    .transform((v) => v === 'true'),
   /** On SIGTERM, how long requests in flight may take to finish before the process closes under them. */
   SHUTDOWN_DRAIN_SECONDS: z.coerce.number().int().min(0).max(600).default(25),
   /** Admitted work whose workflow has not started within this is failed and its credits given back. */

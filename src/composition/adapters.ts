@@ -163,7 +163,7 @@ export async function openAdapters(
     );
   }
   // Meilisearch when MEILI_URL is set, else PostgreSQL full-text search over the case store's database.
-  const searchIndex = await openSearchIndex(config, database.db);
+  const searchIndex = await openSearchIndex(config, database.db, { soleWriter: database.kind === 'pglite' });
   // The projector's writes (and the ANALYZE after a large load) go through the pool without the statement timeout.
   // Meilisearch has no pool to keep apart: the one client (its schema migrated once) serves both.
   const searchIndexWriter =

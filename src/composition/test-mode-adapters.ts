@@ -100,7 +100,7 @@ export async function openTestModeAdapters(
   // On PGlite one connection: the request path and the projector share the index.
   const searchIndex = shared
     ? await openSearchIndex({ ...config, MEILI_INDEX: testModeSearchIndex(config.MEILI_INDEX) }, database.db)
-    : new PostgresSearchIndex(database.db);
+    : new PostgresSearchIndex(database.db, { keepAnswers: database.kind === 'pglite' });
   const searchIndexWriter =
     searchIndex.name === 'postgres' && database.maintenance !== database.db ? new PostgresSearchIndex(database.maintenance) : searchIndex;
   // The first test call finds the fixture corpus indexed; the graph's projector then resumes from here.
@@ -190,6 +190,7 @@ async function openTestModeDatabase(config: Config, live: Db): Promise<OpenedDat
     max: TEST_MODE_CONNECTIONS,
     maintenanceMax: TEST_MODE_CONNECTIONS,
     statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS,
+    preparedStatements: config.DATABASE_PREPARED_STATEMENTS,
   });
 }
 

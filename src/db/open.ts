@@ -66,29 +66,59 @@ class PostgresJSDialectRepaired extends PostgresJSDialect {
   }
 }
 
-function postgresKysely(url: string, max: number, statementTimeoutMs: number | undefined): Db {
+/**
+ * kysely-postgres-js runs every statement through `unsafe()`, which postgres.js leaves
+ * unprepared: a statement with parameters is then sent as Parse + Describe, answered, and
+ * only then bound and run, two round trips each. Prepared (named, kept per connection by
+ * postgres.js and re-prepared after a reconnect), a statement seen before is one Bind +
+ * Execute. Off (`prepare: false`) for a transaction-mode pooler that cannot keep a
+ * session's statements.
+ */
+function preparing(sql: postgres.Sql, prepare: boolean): postgres.Sql | (() => Promise<postgres.Sql>) {
+  if (!prepare) return sql;
+  const reserve = async (): Promise<postgres.ReservedSql> => {
+    const reserved = await sql.reserve();
+    const unsafe: postgres.Sql['unsafe'] = (query, parameters, options) =>
+      reserved.unsafe(query, parameters, { prepare: true, ...options });
+    return Object.assign(Object.create(reserved) as postgres.ReservedSql, { unsafe, release: () => reserved.release() });
+  };
+  // The dialect takes a factory for a pool it cannot inspect; reserve() is all it calls on it.
+  return () => Promise.resolve(Object.assign(Object.create(sql) as postgres.Sql, { reserve }));
+}
+
+function postgresKysely(url: string, max: number, statementTimeoutMs: number | undefined, prepare: boolean): Db {
   const sql = postgres(url, {
     max,
     onnotice: () => undefined,
     // postgres.js waits up to 20 s before reconnecting after a few dropped connections; a
     // restarted server or ended backends should cost paid calls a moment, not that long.
     backoff: (attempt: number) => Math.min(0.05 * 2 ** attempt, 2),
-    ...(statementTimeoutMs === undefined ? {} : { connection: { statement_timeout: statementTimeoutMs } }),
+    connection: {
+      ...(statementTimeoutMs === undefined ? {} : { statement_timeout: statementTimeoutMs }),
+      // Planned for each call's values as an unnamed statement is: a search's plan depends on its words.
+      ...(prepare ? { plan_cache_mode: 'force_custom_plan' } : {}),
+    },
     types: {
       int8: { to: 20, from: [20], serialize: (v: number) => String(v), parse: (v: string) => Number(v) },
       date: { to: 1082, from: [1082], serialize: (v: string) => v, parse: (v: string) => v },
     },
   });
-  return new Kysely<Database>({ dialect: new PostgresJSDialectRepaired({ postgres: sql }, (options) => sql.end(options)), plugins });
+  return new Kysely<Database>({
+    dialect: new PostgresJSDialectRepaired({ postgres: preparing(sql, prepare) }, (options) => sql.end(options)),
+    plugins,
+  });
 }
 
 export async function openPostgres(
   url: string,
-  options: { max?: number; maintenanceMax?: number; statementTimeoutMs?: number } = {},
+  options: { max?: number; maintenanceMax?: number; statementTimeoutMs?: number; preparedStatements?: boolean } = {},
 ): Promise<OpenedDatabase> {
-  const db = postgresKysely(url, options.max ?? 10, options.statementTimeoutMs);
+  const prepare = options.preparedStatements ?? true;
+  const db = postgresKysely(url, options.max ?? 10, options.statementTimeoutMs, prepare);
   const maintenance =
-    options.statementTimeoutMs === undefined ? db : postgresKysely(url, options.maintenanceMax ?? MAINTENANCE_CONNECTIONS, undefined);
+    options.statementTimeoutMs === undefined
+      ? db
+      : postgresKysely(url, options.maintenanceMax ?? MAINTENANCE_CONNECTIONS, undefined, prepare);
   return {
     db,
     maintenance,
@@ -158,13 +188,18 @@ export async function openPglite(dataDir: string | undefined, holder = 'a proces
 
 /** `holder` names this process in the PGlite lock ("the service", "court-records ingest"). */
 export function openDatabase(
-  config: { DATABASE_URL?: string | undefined; DATA_DIR: string; DATABASE_STATEMENT_TIMEOUT_MS?: number },
+  config: {
+    DATABASE_URL?: string | undefined;
+    DATA_DIR: string;
+    DATABASE_STATEMENT_TIMEOUT_MS?: number;
+    DATABASE_PREPARED_STATEMENTS?: boolean;
+  },
   holder?: string,
 ): Promise<OpenedDatabase> {
   return config.DATABASE_URL
-    ? openPostgres(
-        config.DATABASE_URL,
-        config.DATABASE_STATEMENT_TIMEOUT_MS === undefined ? {} : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS },
-      )
+    ? openPostgres(config.DATABASE_URL, {
+        ...(config.DATABASE_STATEMENT_TIMEOUT_MS === undefined ? {} : { statementTimeoutMs: config.DATABASE_STATEMENT_TIMEOUT_MS }),
+        ...(config.DATABASE_PREPARED_STATEMENTS === undefined ? {} : { preparedStatements: config.DATABASE_PREPARED_STATEMENTS }),
+      })
     : openPglite(config.DATA_DIR, holder);
 }

@@ -5,7 +5,8 @@
  * which answers exactly its own rows. And a connection opened for a reserve() and lost
  * while it fetches its array types (cut by a proxy the moment that query passes) leaves no
  * unhandled rejection, which would end the process: the pool connects again and the
- * reserve is served. Skipped without
+ * reserve is served. Statements are prepared (one round trip once seen), survive a table
+ * changing shape under them, and are not prepared when turned off. Skipped without
  * TEST_DATABASE_URL (PGlite streams no rows).
  */
 import assert from 'node:assert/strict';
@@ -15,6 +16,7 @@ import { sql } from 'kysely';
 import postgres from 'postgres';
 import { openPostgres } from '../../src/db/open.ts';
 import { isConnectionLoss } from '../../src/db/connection-loss.ts';
+import type { Db } from '../../src/db/database.ts';
 import { postgresAdminUrl } from '../support/databases.ts';
 
 describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false }, () => {
@@ -57,6 +59,47 @@ describe('postgres.js after a query fails mid-result', { skip: postgresAdminUrl 
       assert.deepEqual(rows, [{ n: 1 }, { n: 2 }, { n: 3 }]);
     } finally {
       await admin.end();
+      await opened.close();
+    }
+  });
+});
+
+describe('prepared statements', { skip: postgresAdminUrl === undefined ? 'needs TEST_DATABASE_URL' : false }, () => {
+  const preparedCount = async (db: Db): Promise<number> =>
+    db.transaction().execute(async (trx) => {
+      // One connection for the transaction: the statement and the count see the same session.
+      for (let i = 0; i < 2; i += 1) await sql`select ${i}::int + 1 as n`.execute(trx);
+      const { rows } = await sql<{ n: number }>`select count(*)::int as n from pg_prepared_statements
+        where statement like ${'%::int + 1 as n%'} and statement not like ${'%pg_prepared_statements%'}`.execute(trx);
+      return rows[0]!.n;
+    });
+
+  it('prepares a statement with parameters once per connection, and not when turned off', async () => {
+    const on = await openPostgres(postgresAdminUrl as string, { max: 1 });
+    const off = await openPostgres(postgresAdminUrl as string, { max: 1, preparedStatements: false });
+    try {
+      assert.equal(await preparedCount(on.db), 1);
+      assert.equal(await preparedCount(off.db), 0);
+      const { rows } = await sql<{ plan: string }>`select current_setting('plan_cache_mode') as plan`.execute(on.db);
+      assert.equal(rows[0]!.plan, 'force_custom_plan');
+    } finally {
+      await on.close();
+      await off.close();
+    }
+  });
+
+  it('answers a prepared statement again after the table it reads changed shape (a migration under a running instance)', async () => {
+    const opened = await openPostgres(postgresAdminUrl as string, { max: 1 });
+    const table = `prepared_shape_${String(process.pid)}`;
+    try {
+      await sql`create table ${sql.table(table)} (id int primary key)`.execute(opened.db);
+      await sql`insert into ${sql.table(table)} values (1)`.execute(opened.db);
+      const read = () => sql<Record<string, unknown>>`select * from ${sql.table(table)} where id = ${1}`.execute(opened.db);
+      assert.deepEqual((await read()).rows, [{ id: 1 }]);
+      await sql`alter table ${sql.table(table)} add column note text default 'added'`.execute(opened.db);
+      assert.deepEqual((await read()).rows, [{ id: 1, note: 'added' }]);
+    } finally {
+      await sql`drop table if exists ${sql.table(table)}`.execute(opened.db);
       await opened.close();
     }
   });

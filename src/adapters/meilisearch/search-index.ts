@@ -25,6 +25,13 @@
  * for) and saturates there like the Postgres adapter's count cap. Filters compare stored
  * spellings exactly, through hex keys (see exactKey).
  *
+ * Searches go over search-transport.ts (node:http, cheaper per request than the SDK's
+ * fetch), in as few requests as the answer allows: the lookups and the withheld check are
+ * filter-led queries over few documents, sent as one multi-search (Meilisearch runs its
+ * queries one after another, which costs little here, where running the page query in it
+ * doubled latency); the word page is asked by page number when its offset falls on a page
+ * boundary, so the exhaustive count comes in the same answer.
+ *
  * Party retrieval for the litigation check (`searchParties`) searches the `parties`
  * attribute alone with matchingStrategy "all": every word of the normalised name must be
  * there (in the names or their initials form), typo-tolerant. Single letters (initials) are
@@ -34,7 +41,8 @@
  * first in one federated search, puts "K S Yadav" ahead of the other Yadavs. One hit more than the limit says whether the page holds
  * every match (`complete`).
  */
-import { type Meilisearch, type FederatedMultiSearchParams, type Index, type Settings } from 'meilisearch';
+import type { FederatedMultiSearchParams, Index, Meilisearch, SearchResponse, Settings } from 'meilisearch';
+import { MeilisearchSearchTransport } from './search-transport.ts';
 import { meilisearchClient } from './client.ts';
 import { normalisePartyName } from '../../domain/search/party-name.ts';
 import { abbreviationSynonyms } from '../../domain/search/legal-abbreviations.ts';
@@ -350,6 +358,8 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
 
   private constructor(
     private readonly client: Meilisearch,
+    /** Searches go over this; the client keeps writes, settings and tasks. */
+    private readonly reads: MeilisearchSearchTransport<ChunkDocument>,
     private readonly index: Index<ChunkDocument>,
     private readonly migrations: readonly IndexMigration[],
     /** The schema version of the live index after opening, and whether it needs a reindex. */
@@ -368,7 +378,8 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     const migrations = options.migrations ?? MEILI_MIGRATIONS;
     const schema = await migrateIndex(client, uid, migrations);
     const index = client.index<ChunkDocument>(uid);
-    return new MeilisearchSearchIndex(client, index, migrations, schema, synonymsOf(await index.getSynonyms()));
+    const reads = new MeilisearchSearchTransport<ChunkDocument>(options.url, options.apiKey);
+    return new MeilisearchSearchIndex(client, reads, index, migrations, schema, synonymsOf(await index.getSynonyms()));
   }
 
   /**
@@ -410,6 +421,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     await applySettings(this.client, uid, target.settings);
     return new MeilisearchSearchIndex(
       this.client,
+      this.reads,
       this.client.index<ChunkDocument>(uid),
       this.migrations,
       { version: target.version, needsReindex: false },
@@ -433,11 +445,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const lookups = lookupsOf(query);
-    const [page, withheld] = await Promise.all([
-      request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request),
-      this.#anyMatch(query.words, lookups, filterOf(request.filters, true)),
-    ]);
-    return { ...page, withheld };
+    return request.sort === 'relevance' ? this.#byRelevance(query.words, lookups, request) : this.#byDate(query.words, lookups, request);
   }
 
   /**
@@ -445,26 +453,24 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
    * filter-only query with a word query by relevance (their ranking rules do not compare),
    * so the lookups are read whole and the word search is paged after them.
    */
-  async #byRelevance(words: string, lookups: Lookups, request: SearchRequest): Promise<Page> {
+  async #byRelevance(words: string, lookups: Lookups, request: SearchRequest): Promise<SearchResult> {
     const visible = filterOf(request.filters, false);
-    const looked = await this.#lookedUp(lookups, visible);
+    const { looked, withheld } = await this.#lookupsAndWithheld(words, lookups, request.filters);
     const fromLookups = looked.slice(request.offset, request.offset + request.limit);
-    if (words === '') return { hits: fromLookups, total: looked.length };
-    const found = await this.index.search(words, {
-      matchingStrategy: 'all',
-      filter: without(visible, looked),
-      offset: Math.max(0, request.offset - looked.length),
-      limit: request.limit - fromLookups.length,
-      attributesToRetrieve: ['caseId'],
-      showRankingScore: true,
-    });
-    const hits = [...fromLookups, ...found.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }))];
-    const total = await this.#total(words, looked, visible, looked.length + found.estimatedTotalHits);
-    if (request.offset > 0 || hits.length >= request.limit || !words.includes(' ')) return { hits, total };
+    if (words === '') return { hits: fromLookups, total: looked.length, withheld };
+    const page = await this.#wordPage(
+      words,
+      without(visible, looked),
+      Math.max(0, request.offset - looked.length),
+      request.limit - fromLookups.length,
+    );
+    const hits = [...fromLookups, ...page.hits];
+    const total = Math.min(TOTAL_HITS_CAP, looked.length + page.total);
+    if (request.offset > 0 || hits.length >= request.limit || !words.includes(' ')) return { hits, total, withheld };
     // A short first page is filled with cases that miss a word but match most of the query
     // closely (a word glued to the next in the source, "CORPORATIONLTD"), as PostgreSQL's
     // trigram arm does; they come after every full match and only on the first page.
-    const partial = await this.index.search(words, {
+    const partial = await this.reads.search(this.index.uid, words, {
       matchingStrategy: 'last',
       filter: without(visible, hits),
       limit: request.limit - hits.length,
@@ -473,7 +479,28 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
       rankingScoreThreshold: PARTIAL_MATCH_SCORE,
     });
     const filled = partial.hits.map((h) => ({ caseId: h.caseId, score: (h._rankingScore ?? 0) / 2 }));
-    return { hits: [...hits, ...filled], total: total + filled.length };
+    return { hits: [...hits, ...filled], total: total + filled.length, withheld };
+  }
+
+  /**
+   * One page of word hits and how many there are. Asked by page number, Meilisearch counts
+   * every match (up to maxTotalHits) in the same request; an offset between page boundaries
+   * (the lookups took part of the page) needs a count of its own when the estimate is short of the cap.
+   */
+  async #wordPage(words: string, filter: string, offset: number, limit: number): Promise<Page> {
+    const common = { matchingStrategy: 'all' as const, filter, attributesToRetrieve: ['caseId'], showRankingScore: true };
+    const hitsOf = (found: SearchResponse<ChunkDocument>): SearchHit[] =>
+      found.hits.map((h) => ({ caseId: h.caseId, score: h._rankingScore ?? 0 }));
+    if (offset === 0 || (limit > 0 && offset % limit === 0)) {
+      const found = await this.reads.search(this.index.uid, words, {
+        ...common,
+        hitsPerPage: limit,
+        page: limit === 0 ? 1 : offset / limit + 1,
+      });
+      return { hits: hitsOf(found), total: found.totalHits };
+    }
+    const found = await this.reads.search(this.index.uid, words, { ...common, offset, limit });
+    return { hits: hitsOf(found), total: await this.#total(words, [], filter, found.estimatedTotalHits) };
   }
 
   /**
@@ -481,7 +508,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
    * same way and `sort` is the first ranking rule, so Meilisearch merges them by date, and
    * `distinct` folds a case found by both (or by two of its chunks) into one hit.
    */
-  async #byDate(words: string, lookups: Lookups, request: SearchRequest): Promise<Page> {
+  async #byDate(words: string, lookups: Lookups, request: SearchRequest): Promise<SearchResult> {
     const visible = filterOf(request.filters, false);
     const sort = [request.sort === 'recent' ? 'decisionDay:desc' : 'decisionDay:asc', 'caseId:asc'];
     const lookup = anyLookup(lookups);
@@ -489,44 +516,47 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
       ...(words === '' ? [] : [{ indexUid: this.index.uid, q: words, matchingStrategy: 'all' as const, filter: visible }]),
       ...(lookup === null ? [] : [{ indexUid: this.index.uid, q: '', filter: `(${lookup}) AND ${visible}` }]),
     ].map((q) => ({ ...q, sort, attributesToRetrieve: ['caseId'] }));
-    if (queries.length === 0) return { hits: [], total: 0 };
-    const [found, looked] = await Promise.all([
-      this.client.multiSearch<FederatedMultiSearchParams, ChunkDocument>({
-        federation: { offset: request.offset, limit: request.limit, distinct: 'caseId' },
-        queries,
-      }),
-      this.#lookedUp(lookups, visible),
+    if (queries.length === 0) return { hits: [], total: 0, withheld: false };
+    const [found, { looked, withheld }] = await Promise.all([
+      this.reads.federated({ federation: { offset: request.offset, limit: request.limit, distinct: 'caseId' }, queries }),
+      this.#lookupsAndWithheld(words, lookups, request.filters),
     ]);
     return {
       hits: found.hits.map((h) => ({ caseId: h.caseId, score: h._federation?.weightedRankingScore ?? 0 })),
       total: await this.#total(words, looked, visible, found.estimatedTotalHits ?? 0),
+      withheld,
     };
   }
 
   /**
-   * The cases the lookups find, exact matches first, then number-and-year ones (PostgreSQL
-   * scores these 10 and 2, above any word match), each kind by caseId; LOOKUP_LIMIT of each,
-   * since a number names few cases; then PARTY_LOOKUP_LIMIT with exactly the party typed.
+   * In one multi-search (each query led by a filter that leaves few documents): the cases
+   * the lookups find, exact matches first, then number-and-year ones (PostgreSQL scores these
+   * 10 and 2, above any word match), each kind by caseId, LOOKUP_LIMIT of each since a number
+   * names few cases, then PARTY_LOOKUP_LIMIT with exactly the party typed; and whether a
+   * withheld case matches the words or a lookup.
    */
-  async #lookedUp(lookups: Lookups, visible: string): Promise<SearchHit[]> {
+  async #lookupsAndWithheld(words: string, lookups: Lookups, filters: SearchFilters): Promise<{ looked: SearchHit[]; withheld: boolean }> {
+    const visible = filterOf(filters, false);
+    const hidden = filterOf(filters, true);
     const numberYearOnly =
       lookups.numberYear !== null && lookups.exact !== null ? `(${lookups.numberYear}) AND NOT (${lookups.exact})` : lookups.numberYear;
-    const kinds = await Promise.all(
-      [
-        { filter: lookups.exact, score: EXACT_SCORE, limit: LOOKUP_LIMIT },
-        { filter: numberYearOnly, score: NUMBER_YEAR_SCORE, limit: LOOKUP_LIMIT },
-        { filter: lookups.party, score: PARTY_SCORE, limit: PARTY_LOOKUP_LIMIT },
-      ].map(async ({ filter, score, limit }) => {
-        if (filter === null) return [];
-        const found = await this.index.search('', {
-          filter: `(${filter}) AND ${visible}`,
-          limit,
-          attributesToRetrieve: ['caseId'],
-        });
-        return found.hits.map((h) => ({ caseId: h.caseId, score }));
-      }),
-    );
-    return kinds.flat();
+    const kinds = [
+      { filter: lookups.exact, score: EXACT_SCORE, limit: LOOKUP_LIMIT },
+      { filter: numberYearOnly, score: NUMBER_YEAR_SCORE, limit: LOOKUP_LIMIT },
+      { filter: lookups.party, score: PARTY_SCORE, limit: PARTY_LOOKUP_LIMIT },
+    ].flatMap(({ filter, score, limit }) => (filter === null ? [] : [{ filter, score, limit }]));
+    const lookup = anyLookup(lookups);
+    const queries = [
+      ...kinds.map(({ filter, limit }) => ({ q: '', filter: `(${filter}) AND ${visible}`, limit, attributesToRetrieve: ['caseId'] })),
+      ...(words === '' ? [] : [{ q: words, matchingStrategy: 'all' as const, filter: hidden, limit: 0 }]),
+      ...(lookup === null ? [] : [{ q: '', filter: `(${lookup}) AND ${hidden}`, limit: 0 }]),
+    ].map((q) => ({ ...q, indexUid: this.index.uid }));
+    if (queries.length === 0) return { looked: [], withheld: false };
+    const { results } = await this.reads.multiSearch({ queries });
+    return {
+      looked: kinds.flatMap(({ score }, i) => (results[i]?.hits ?? []).map((h) => ({ caseId: h.caseId, score }))),
+      withheld: results.slice(kinds.length).some((r) => (r.estimatedTotalHits ?? 0) > 0),
+    };
   }
 
   /**
@@ -537,18 +567,13 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
   async #total(words: string, looked: readonly SearchHit[], visible: string, estimate: number): Promise<number> {
     if (estimate >= TOTAL_HITS_CAP) return TOTAL_HITS_CAP;
     if (words === '') return looked.length;
-    const counted = await this.index.search(words, { matchingStrategy: 'all', filter: without(visible, looked), hitsPerPage: 0, page: 1 });
+    const counted = await this.reads.search(this.index.uid, words, {
+      matchingStrategy: 'all',
+      filter: without(visible, looked),
+      hitsPerPage: 0,
+      page: 1,
+    });
     return Math.min(TOTAL_HITS_CAP, looked.length + counted.totalHits);
-  }
-
-  /** Whether any document under `filter` matches the words or a lookup. */
-  async #anyMatch(words: string, lookups: Lookups, filter: string): Promise<boolean> {
-    const lookup = anyLookup(lookups);
-    const found = await Promise.all([
-      words === '' ? undefined : this.index.search(words, { matchingStrategy: 'all', filter, limit: 0 }),
-      lookup === null ? undefined : this.index.search('', { filter: `(${lookup}) AND ${filter}`, limit: 0 }),
-    ]);
-    return found.some((f) => (f?.estimatedTotalHits ?? 0) > 0);
   }
 
   async searchParties(request: PartySearchRequest): Promise<PartySearchResult> {
@@ -558,7 +583,7 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
     // Every match of all the words also matches the required ones: the union is the required words' matches.
     const ranked = words.all === words.required ? [] : [{ q: words.all, federationOptions: { weight: INITIALS_WEIGHT } }];
     const [found, withheld] = await Promise.all([
-      this.client.multiSearch<FederatedMultiSearchParams, ChunkDocument>({
+      this.reads.federated({
         federation: { limit: request.limit + 1 },
         queries: [...ranked, { q: words.required }].map((q) => ({
           ...q,
@@ -568,7 +593,11 @@ export class MeilisearchSearchIndex implements ReindexableSearchIndex, PartySear
           attributesToRetrieve: ['caseId'],
         })),
       }),
-      this.index.search(words.required, { ...options, filter: partyFilterOf(request.filters, true), limit: 0 }),
+      this.reads.search(this.index.uid, words.required, {
+        ...options,
+        filter: partyFilterOf(request.filters, true),
+        limit: 0,
+      }),
     ]);
     return {
       hits: found.hits.slice(0, request.limit).map((h) => ({ caseId: h.caseId, score: h._federation?.weightedRankingScore ?? 0 })),

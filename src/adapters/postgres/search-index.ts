@@ -166,6 +166,9 @@ async function rankCandidates(
   return [...page, ...rest];
 }
 
+/** Answers kept at most (keepAnswers): a page of ids each, a few kilobytes. */
+const KEPT_ANSWERS = 2_000;
+
 export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   readonly name = 'postgres' as const;
   readonly checkpointKey = 'postgres';
@@ -176,12 +179,54 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   /** What the names indexed here teach, derived again on the first search after a write. */
   #fromIndexed: PartySynonyms | undefined = new Map();
 
-  constructor(private readonly db: Db) {}
+  /**
+   * Answers kept by request, when this object is the index's only writer (`keepAnswers`:
+   * PGlite, whose data directory one process holds). A write, or new synonyms, empties
+   * them; an answer read while one was under way is not kept. On PGlite the search runs
+   * in WebAssembly on the event-loop thread, so a common phrase asked again (the first
+   * page of "union of india") costs a lookup instead of 10 to 50 ms of that thread.
+   */
+  readonly #answers: Map<string, SearchResult> | undefined;
+  #generation = 0;
+
+  constructor(
+    private readonly db: Db,
+    options: { readonly keepAnswers?: boolean } = {},
+  ) {
+    this.#answers = options.keepAnswers ? new Map() : undefined;
+  }
+
+  async search(request: SearchRequest): Promise<SearchResult> {
+    if (this.#answers === undefined) return this.#search(request);
+    const key = JSON.stringify([request.query, request.filters, request.sort, request.offset, request.limit]);
+    const kept = this.#answers.get(key);
+    if (kept !== undefined) {
+      // Re-inserted: a Map iterates in insertion order, so the first entry is the least recently used.
+      this.#answers.delete(key);
+      this.#answers.set(key, kept);
+      return kept;
+    }
+    const generation = this.#generation;
+    const answer = await this.#search(request);
+    if (generation === this.#generation) {
+      this.#answers.set(key, answer);
+      if (this.#answers.size > KEPT_ANSWERS) this.#answers.delete(this.#answers.keys().next().value!);
+    }
+    return answer;
+  }
+
+  /** Before and after every write: nothing read before it ends is kept. */
+  #changed(): void {
+    this.#generation += 1;
+    this.#answers?.clear();
+  }
 
   /** The corpus's abbreviation pairs, read from a sample of the stored party names and kept for SYNONYMS_TTL_MS. */
   async synonyms(): Promise<PartySynonyms> {
     const now = performance.now();
     if (this.#synonyms === undefined || now - this.#synonyms.at > SYNONYMS_TTL_MS) {
+      // Answers kept under the old pairs go (the first read has none to drop).
+      if (this.#synonyms !== undefined) this.#changed();
       const pairs = this.#learnSynonyms();
       // A failed read is retried by the next search rather than kept.
       pairs.catch(() => (this.#synonyms = undefined));
@@ -202,6 +247,15 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   }
 
   async upsert(documents: readonly SearchDocument[]): Promise<void> {
+    this.#changed();
+    try {
+      await this.#upsert(documents);
+    } finally {
+      this.#changed();
+    }
+  }
+
+  async #upsert(documents: readonly SearchDocument[]): Promise<void> {
     if (!this.#indexed.full) {
       this.#indexed.add(documents.flatMap((d) => [...d.petitioners, ...d.respondents]));
       this.#fromIndexed = undefined;
@@ -255,17 +309,22 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
 
   async remove(caseIds: readonly string[]): Promise<void> {
     if (caseIds.length === 0) return;
-    await this.db
-      .deleteFrom('searchDocuments')
-      .where('caseId', 'in', [...caseIds])
-      .execute();
+    this.#changed();
+    try {
+      await this.db
+        .deleteFrom('searchDocuments')
+        .where('caseId', 'in', [...caseIds])
+        .execute();
+    } finally {
+      this.#changed();
+    }
   }
 
   async ping(): Promise<void> {
     await sql`select 1 from search_documents limit 1`.execute(this.db);
   }
 
-  async search(request: SearchRequest): Promise<SearchResult> {
+  async #search(request: SearchRequest): Promise<SearchResult> {
     const query = analyseQuery(request.query);
     const fuzzy = fuzzyText(query);
     const expanded = keywordTsQuery(query.words, await this.synonyms());

@@ -14,8 +14,13 @@ export interface SearchIndexConfig {
   readonly MEILI_INDEX?: string | undefined;
 }
 
-export async function openSearchIndex(config: SearchIndexConfig, db: Db): Promise<SearchIndex & PartySearchIndex> {
+/** `soleWriter`: no other process writes this database (PGlite), so the index may keep its answers. */
+export async function openSearchIndex(
+  config: SearchIndexConfig,
+  db: Db,
+  options: { readonly soleWriter?: boolean } = {},
+): Promise<SearchIndex & PartySearchIndex> {
   if (config.MEILI_URL)
     return MeilisearchSearchIndex.open({ url: config.MEILI_URL, apiKey: config.MEILI_API_KEY, indexUid: config.MEILI_INDEX ?? 'cases' });
-  return new PostgresSearchIndex(db);
+  return new PostgresSearchIndex(db, { keepAnswers: options.soleWriter ?? false });
 }
