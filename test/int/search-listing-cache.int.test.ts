@@ -4,13 +4,15 @@
  * both keep its listings; then one case of it is edited in the store (as a corrected
  * record is written) and another restricted through the second instance. Neither instance
  * may show the old title, nor the restricted case, on its next page; the search index is
- * not fed again in between, so it still finds both cases as they were.
+ * not fed again in between, so it still finds both cases as they were. Judgment texts kept
+ * for reads by id likewise: a corrected text shows at once on both instances.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
+import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
 import { scIk50Source } from '../../src/corpus/sources/sc-ik50.ts';
 import { openPostgres, type OpenedDatabase } from '../../src/db/open.ts';
 import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
@@ -93,6 +95,31 @@ for (const factory of databases)
           rest,
           `${label}: the other listings are unchanged`,
         );
+      }
+    });
+
+    it('a case read before shows its corrected judgment text on both instances, and a restricted one is refused', async () => {
+      const read = async (t: TestApp, caseId: string) => {
+        const res = await t.app.request(`${BASE}/cases/${caseId}`, { headers: { 'X-API-Key': fixture.keys.active } });
+        return { status: res.status, body: (await res.json()) as { data?: { text?: string; summary?: string | null } } };
+      };
+      const { rows } = await sql<{ caseId: string }>`select case_id from cases
+        where text is not null and not restricted order by case_id limit 2`.execute(database.db);
+      const [corrected, restricted] = rows.map((r) => r.caseId);
+      assert.ok(corrected && restricted);
+      // Read twice on each instance: the second answer comes from the kept text.
+      for (const t of [first, other]) for (let i = 0; i < 2; i += 1) assert.equal((await read(t, corrected)).status, 200);
+      const before = foldHomoglyphs(stripZeroWidthMarks((await read(first, corrected)).body.data!.text!));
+
+      const text = `CORRECTED JUDGMENT. ${before.slice(0, 200)}`;
+      await sql`update cases set text = ${text}, summary = ${'Corrected summary.'} where case_id = ${corrected}`.execute(database.db);
+      assert.ok((await other.application.cases.restrict(restricted, operator)).ok);
+      for (const t of [first, other]) {
+        const { status, body } = await read(t, corrected);
+        assert.equal(status, 200);
+        // The text is watermarked per account: folded back, it is the corrected one.
+        assert.equal(foldHomoglyphs(stripZeroWidthMarks(body.data!.text!)), foldHomoglyphs(stripZeroWidthMarks(text)));
+        assert.equal((await read(t, restricted)).status, 403);
       }
     });
   });

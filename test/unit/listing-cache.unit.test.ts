@@ -1,7 +1,8 @@
 /**
  * Kept search listings: one is handed out only for the exact row version it was kept at,
  * so a caller that has just read a newer version (an edit, a restriction) always misses;
- * and the cache holds at most its bound, dropping the least recently used first.
+ * and the cache holds at most its bound, dropping the least recently used first; weighed
+ * values (judgment texts by characters) against a budget likewise.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -29,5 +30,22 @@ describe('ListingCache', () => {
     assert.equal(cache.get('b', 1), undefined, 'b was the least recently used');
     assert.equal(cache.get('a', 1), 1);
     assert.equal(cache.get('c', 1), 3);
+  });
+
+  it('weighs values against a budget: a heavy one pushes out several, one heavier than the budget is not kept', () => {
+    const cache = new ListingCache<string>(10, (text) => text.length);
+    cache.set('a', 1, 'aaaa');
+    cache.set('b', 1, 'bbbb');
+    assert.equal(cache.versionOf('a'), 1);
+    cache.set('c', 1, 'cccccccc');
+    assert.equal(cache.get('a', 1), undefined);
+    assert.equal(cache.get('b', 1), undefined);
+    assert.equal(cache.get('c', 1), 'cccccccc');
+    cache.set('c', 2, 'cc');
+    cache.set('d', 1, 'dddddddd');
+    assert.equal(cache.get('c', 2), 'cc', 'the replaced value no longer weighs');
+    cache.set('e', 1, 'e'.repeat(11));
+    assert.equal(cache.versionOf('e'), undefined);
+    assert.equal(cache.get('d', 1), 'dddddddd', 'a value over the budget pushes nothing out');
   });
 });

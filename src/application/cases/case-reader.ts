@@ -6,12 +6,13 @@
  * content only, and only the fields a search answer prints. Listings are kept per process
  * with the row version they were read at (listing-cache.ts); a kept one is served only
  * when the check's fresh read of the row's version still matches it, so an edit or a
- * restriction by any instance is seen by the next page. Several documents can share one case number
+ * restriction by any instance is seen by the next page. Judgment texts are kept the same
+ * way for reads by id (`#byId`). Several documents can share one case number
  * (an appeal and its connected matters, a judgment and its registry record); the one
  * returned is chosen deterministically: a document-bearing record first, then the latest
  * decision, then the smallest case id; the others are listed so a caller can fetch them.
  */
-import type { Selectable, SqlBool } from 'kysely';
+import { sql, type Selectable, type SqlBool } from 'kysely';
 import type { Database, Db } from '../../db/database.ts';
 import { normaliseCaseNumber } from '../../domain/case/case-number.ts';
 import type { CourtLevel, Party } from '../../domain/case/case-record.ts';
@@ -79,6 +80,17 @@ const COLUMNS = [
 ] as const;
 
 type Row = Pick<Selectable<Database['cases']>, (typeof COLUMNS)[number]> & { hasAnalysis: SqlBool };
+
+/** Every column but the long ones, which a read by id takes from the process's kept texts when it can. */
+const SMALL_COLUMNS = COLUMNS.filter((c): c is Exclude<(typeof COLUMNS)[number], 'text' | 'summary'> => c !== 'text' && c !== 'summary');
+
+interface KeptText {
+  readonly text: string | null;
+  readonly summary: string | null;
+}
+
+/** Judgment texts kept per process, in characters: about 400 judgments of 40,000 (16 to 32 MB). */
+const TEXT_CHARACTERS_KEPT = 16_000_000;
 
 /** A search result prints no judgment text (which can run to hundreds of kilobytes), summary, year or source. */
 const LISTING_COLUMNS = [
@@ -158,12 +170,13 @@ function withAnalysisFlag<C extends (typeof COLUMNS)[number] | 'changeSeq'>(db: 
 
 export class CaseReader {
   readonly #kept = new ListingCache<CaseListing>(LISTINGS_KEPT);
+  readonly #texts = new ListingCache<KeptText>(TEXT_CHARACTERS_KEPT, (t) => (t.text?.length ?? 0) + (t.summary?.length ?? 0) + 1);
 
   constructor(private readonly db: Db) {}
 
   /** `idOrNumber` is a case id, else read as a case number in any printed form. */
   async lookup(idOrNumber: string): Promise<CaseLookup> {
-    const byId = await withAnalysisFlag(this.db, COLUMNS).where('caseId', '=', idOrNumber).executeTakeFirst();
+    const byId = await this.#byId(idOrNumber);
     if (byId) return byId.restricted ? { missing: 'Restricted' } : { found: view(byId), siblings: [] };
 
     const normalised = normaliseCaseNumber(idOrNumber);
@@ -182,6 +195,28 @@ export class CaseReader {
         decisionDate: r.decisionDate,
       })),
     };
+  }
+
+  /**
+   * One case by id in one round trip. The row's text and summary are read only when the
+   * row moved on from the version whose text this process keeps: a read of a case read
+   * before sends its small columns alone, not 24 to 45 KB of judgment that PostgreSQL
+   * would decompress and the driver decode again.
+   */
+  async #byId(caseId: string): Promise<Row | undefined> {
+    const keptVersion = this.#texts.versionOf(caseId) ?? -1;
+    const row = await withAnalysisFlag(this.db, [...SMALL_COLUMNS, 'changeSeq'])
+      .select([
+        sql<string | null>`case when change_seq = ${keptVersion} then null else text end`.as('text'),
+        sql<string | null>`case when change_seq = ${keptVersion} then null else summary end`.as('summary'),
+      ])
+      .where('caseId', '=', caseId)
+      .executeTakeFirst();
+    if (row === undefined) return undefined;
+    const kept = this.#texts.get(caseId, row.changeSeq);
+    if (kept !== undefined) return { ...row, ...kept };
+    this.#texts.set(caseId, row.changeSeq, { text: row.text, summary: row.summary });
+    return row;
   }
 
   /** The listings behind search hits, in the order given; ids the store does not hold are left out. */
