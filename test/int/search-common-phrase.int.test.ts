@@ -13,6 +13,7 @@ import { after, before, describe, it } from 'node:test';
 import { PostgresSearchIndex, TOTAL_COUNT_CAP } from '../../src/adapters/postgres/search-index.ts';
 import type { SearchDocument, SearchRequest } from '../../src/ports/search-index.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { civilAppeal } from '../support/search-document.ts';
 
 /** More than the count bound, so `total` saturates. */
 const PHRASE_CASES = 1_100;
@@ -20,24 +21,7 @@ const PHRASE_CASES = 1_100;
 const APART_CASES = 60;
 
 function doc(i: number, parties: { petitioner: string; respondent: string }, date: string, text: string | null = null): SearchDocument {
-  return {
-    caseId: `case-${String(i).padStart(5, '0')}`,
-    caseNumber: `C.A. No. ${String(i)} of 2001`,
-    caseNumberNormalised: `CA ${String(i)} 2001`,
-    cnr: null,
-    courtCode: 'SC',
-    courtName: 'Supreme Court of India',
-    caseType: 'CA',
-    title: null,
-    petitioners: [parties.petitioner],
-    respondents: [parties.respondent],
-    judges: [],
-    decisionDate: date,
-    decisionYear: Number(date.slice(0, 4)),
-    summary: null,
-    text,
-    withheld: false,
-  };
+  return civilAppeal(`case-${String(i).padStart(5, '0')}`, i, { ...parties, decisionDate: date, text });
 }
 
 function dateOf(daysAfter2000: number): string {

@@ -9,26 +9,15 @@ import { after, before, describe, it } from 'node:test';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
 import type { SearchDocument, SearchRequest } from '../../src/ports/search-index.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
+import { civilAppeal } from '../support/search-document.ts';
 
 function doc(i: number, respondent: string, withheld = false): SearchDocument {
-  return {
-    caseId: `kept-${String(i).padStart(4, '0')}`,
-    caseNumber: `C.A. No. ${String(i)} of 2010`,
-    caseNumberNormalised: `CA ${String(i)} 2010`,
-    cnr: null,
-    courtCode: 'SC',
-    courtName: 'Supreme Court of India',
-    caseType: 'CA',
-    title: null,
-    petitioners: [`Petitioner ${String(i)}`],
-    respondents: [respondent],
-    judges: [],
+  return civilAppeal(`kept-${String(i).padStart(4, '0')}`, i, {
+    petitioner: `Petitioner ${String(i)}`,
+    respondent,
     decisionDate: '2010-05-01',
-    decisionYear: 2010,
-    summary: null,
-    text: null,
     withheld,
-  };
+  });
 }
 
 const request = (query: string, offset = 0): SearchRequest => ({ query, filters: {}, sort: 'relevance', offset, limit: 20 });

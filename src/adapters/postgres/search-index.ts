@@ -215,7 +215,7 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
     return answer;
   }
 
-  /** Before and after every write: nothing read before it ends is kept. */
+  /** After every write: the answers kept go, and none read before the write ended is kept. */
   #changed(): void {
     this.#generation += 1;
     this.#answers?.clear();
@@ -247,7 +247,6 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
   }
 
   async upsert(documents: readonly SearchDocument[]): Promise<void> {
-    this.#changed();
     try {
       await this.#upsert(documents);
     } finally {
@@ -309,7 +308,6 @@ export class PostgresSearchIndex implements SearchIndex, PartySearchIndex {
 
   async remove(caseIds: readonly string[]): Promise<void> {
     if (caseIds.length === 0) return;
-    this.#changed();
     try {
       await this.db
         .deleteFrom('searchDocuments')
