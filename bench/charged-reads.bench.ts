@@ -11,12 +11,13 @@
  *
  *   TEST_DATABASE_URL=postgres://... TEST_REDIS_URL=redis://... node --import tsx bench/charged-reads.bench.ts
  *   # CHARGED_READS_RUNS (3), CHARGED_READS_SECONDS (4), CHARGED_READS_CASES (60), CHARGED_READS_PROCESSES (1,auto),
+ *   # CHARGED_READS_PROFILE=DIR: the service runs with --cpu-prof, its profile written to DIR when it stops
  *
  * Targets (issue 27): /health >= 0.5 of bare; /me >= 0.5 of /health; the mix >= 0.2 of
  * /health; >= 2,000/s on one account; >= 3,000/s over 1,000 accounts.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'kysely';
 import { reconcileLedger } from '../src/application/credits/reconcile.ts';
@@ -27,12 +28,20 @@ import type { Db } from '../src/db/database.ts';
 import { eventStoreOf } from '../src/wiring.ts';
 import { corpusDir } from '../test/support/corpus.ts';
 import { serveBare } from './hot-path.bench.ts';
-import { freshDatabase, fundedKeys, serveChild } from './serve-child.ts';
+import { cpuSplit, freshDatabase, fundedKeys, serveChild, type CpuSplit } from './serve-child.ts';
 import { table } from './stats.ts';
 import { medianWrk, wrk, type WrkResult } from './wrk.ts';
 
 const ACCOUNTS = 1_000;
 const CONNECTIONS = 32;
+
+/** CPU milliseconds per request, by who spent them, over every measured run of one load. */
+export interface CpuPerRequest {
+  readonly service: number;
+  readonly postgres: number;
+  readonly redis: number;
+  readonly loadGenerator: number;
+}
 
 export interface ChargedReadsRun {
   readonly processes: string;
@@ -40,6 +49,7 @@ export interface ChargedReadsRun {
   readonly me: WrkResult;
   readonly oneAccount: WrkResult;
   readonly accounts: WrkResult;
+  readonly cpu: { readonly oneAccount: CpuPerRequest; readonly accounts: CpuPerRequest };
 }
 
 export interface ChargedReadsFigures {
@@ -70,6 +80,14 @@ function firstCases(source: CorpusSource, count: number): CorpusSource {
   };
 }
 
+const noCpu: CpuSplit = { service: 0, postgres: 0, redis: 0, loadGenerator: 0 };
+
+function perRequest(spent: CpuSplit, runs: readonly WrkResult[]): CpuPerRequest {
+  const requests = runs.reduce((n, r) => n + r.requests, 0);
+  const ms = (seconds: number) => Math.round((seconds * 1000 * 1000) / Math.max(1, requests)) / 1000;
+  return { service: ms(spent.service), postgres: ms(spent.postgres), redis: ms(spent.redis), loadGenerator: ms(spent.loadGenerator) };
+}
+
 /** A wrk script reading the cases in turn, each request with the next key. */
 function mixScript(basePath: string, caseIds: readonly string[], keys: readonly string[]): { path: string; remove: () => void } {
   const dir = mkdtempSync(join(tmpdir(), 'bench-reads-'));
@@ -86,7 +104,7 @@ function mixScript(basePath: string, caseIds: readonly string[], keys: readonly 
 export async function benchChargedReads(
   adminUrl: string,
   redisUrl: string,
-  options: { runs?: number; seconds?: number; cases?: number; processes?: readonly string[] } = {},
+  options: { runs?: number; seconds?: number; cases?: number; processes?: readonly string[]; profileDir?: string } = {},
 ): Promise<ChargedReadsFigures> {
   const runs = options.runs ?? 3;
   const seconds = options.seconds ?? 4;
@@ -117,9 +135,10 @@ export async function benchChargedReads(
         dataDir,
         // Test mode off: its fixture corpus (PDFs, chunks) is start-up work that no measured route uses.
         env: { API_PROCESSES: processes, TEST_MODE: 'false' },
+        ...(options.profileDir ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}`] } : {}),
       });
       try {
-        await service.settled();
+        await service.settled(options.profileDir ? 0.3 : undefined);
         const basePath = new URL(service.root).pathname;
         const one = mixScript(basePath, caseIds, keys.slice(0, 1));
         const many = mixScript(basePath, caseIds, keys);
@@ -136,12 +155,26 @@ export async function benchChargedReads(
         for (const run of [load.health, load.me]) await run(2);
         charged.push(await load.oneAccount(2), await load.accounts(2));
         const results = { health: [] as WrkResult[], me: [] as WrkResult[], oneAccount: [] as WrkResult[], accounts: [] as WrkResult[] };
+        const spent = { oneAccount: noCpu, accounts: noCpu };
+        /** Runs one load and adds the CPU each party used meanwhile to its kind's total. */
+        const measured = async (kind: 'oneAccount' | 'accounts'): Promise<WrkResult> => {
+          const before = cpuSplit(service.pid);
+          const result = await load[kind](seconds);
+          const after = cpuSplit(service.pid);
+          spent[kind] = {
+            service: spent[kind].service + after.service - before.service,
+            postgres: spent[kind].postgres + after.postgres - before.postgres,
+            redis: spent[kind].redis + after.redis - before.redis,
+            loadGenerator: spent[kind].loadGenerator + after.loadGenerator - before.loadGenerator,
+          };
+          return result;
+        };
         for (let i = 0; i < runs; i += 1) {
           if (first) bareRuns.push(await wrk(bare.url, { connections: CONNECTIONS, durationSeconds: seconds }));
           results.health.push(await load.health(seconds));
           results.me.push(await load.me(seconds));
-          results.oneAccount.push(await load.oneAccount(seconds));
-          results.accounts.push(await load.accounts(seconds));
+          results.oneAccount.push(await measured('oneAccount'));
+          results.accounts.push(await measured('accounts'));
         }
         charged.push(...results.oneAccount, ...results.accounts);
         first = false;
@@ -151,6 +184,7 @@ export async function benchChargedReads(
           me: medianWrk(results.me),
           oneAccount: medianWrk(results.oneAccount),
           accounts: medianWrk(results.accounts),
+          cpu: { oneAccount: perRequest(spent.oneAccount, results.oneAccount), accounts: perRequest(spent.accounts, results.accounts) },
         });
       } finally {
         await service.stop();
@@ -202,6 +236,31 @@ export function printChargedReads(f: ChargedReadsFigures): void {
   }
   console.log(table(rows));
   console.log(table(ratios));
+  // What a read costs the machine, by party: the cores over the total is the most this machine can serve.
+  const cores = availableParallelism();
+  const split: (string | number)[][] = [
+    ['API_PROCESSES', 'load', 'service', 'PostgreSQL', 'Redis', 'wrk', 'total', `ceiling on ${String(cores)} cores, req/s`],
+  ];
+  for (const s of f.services) {
+    for (const [name, c] of [
+      ['one account', s.cpu.oneAccount],
+      [`${String(ACCOUNTS)} accounts`, s.cpu.accounts],
+    ] as const) {
+      const total = c.service + c.postgres + c.redis + c.loadGenerator;
+      split.push([
+        s.processes,
+        name,
+        c.service,
+        c.postgres,
+        c.redis,
+        c.loadGenerator,
+        Math.round(total * 1000) / 1000,
+        Math.round((cores * 1000) / total),
+      ]);
+    }
+  }
+  console.log('CPU ms per charged read, by party (all measured runs of the load)');
+  console.log(table(split));
   const exact = f.charged >= f.answered && f.charged <= f.answered + f.inFlightAtCutOff && f.reconcileDifferences === 0;
   console.log(
     `ledger: ${String(f.charged)} credits spent, ${String(f.answered)} 2xx reads counted (at most ${String(f.inFlightAtCutOff)} more in flight at the cut-offs or timed out by wrk), ${String(f.reconcileDifferences)} reconciliation differences: ${exact ? 'exact' : 'NOT EXACT'}`,
@@ -221,6 +280,7 @@ if (import.meta.url === `file://${process.argv[1] ?? ''}`) {
       ...(runs ? { runs } : {}),
       ...(seconds ? { seconds } : {}),
       ...(cases ? { cases } : {}),
+      ...(process.env.CHARGED_READS_PROFILE ? { profileDir: process.env.CHARGED_READS_PROFILE } : {}),
       ...(process.env.CHARGED_READS_PROCESSES ? { processes: process.env.CHARGED_READS_PROCESSES.split(',').map((p) => p.trim()) } : {}),
     }),
   );

@@ -152,8 +152,9 @@ export interface ChildService {
    * Resolves once the service's start-up work is over (PDFs rendered for the judgments it
    * holds, their chunks embedded, the search index fed): its CPU use stays under 10% of a
    * core for a second, with every process it started. Measuring before would load the service and that work together.
+   * `busyBelow`: another share of a core (a --cpu-prof sampling thread alone uses more than 10%).
    */
-  settled(): Promise<void>;
+  settled(busyBelow?: number): Promise<void>;
 }
 
 /** CPU seconds the process has used (user and system), from /proc. */
@@ -180,7 +181,7 @@ function processTree(pid: number): number[] {
   return [pid, ...children.flatMap(processTree)];
 }
 
-function treeCpuSeconds(pid: number): number {
+export function treeCpuSeconds(pid: number): number {
   return processTree(pid).reduce((sum, p) => {
     try {
       return sum + cpuSeconds(p);
@@ -190,12 +191,44 @@ function treeCpuSeconds(pid: number): number {
   }, 0);
 }
 
-async function settledProcess(pid: number, timeoutMs = 600_000): Promise<void> {
+/** CPU seconds used so far, split by who used them on this machine. */
+export interface CpuSplit {
+  /** The service's process tree. */
+  readonly service: number;
+  /** Every PostgreSQL process (the postmaster and its backends). */
+  readonly postgres: number;
+  readonly redis: number;
+  /** This process's children that have exited: the wrk runs. */
+  readonly loadGenerator: number;
+}
+
+/** Reads the CPU used by the service, PostgreSQL, Redis and the load generator, from /proc. */
+export function cpuSplit(servicePid: number): CpuSplit {
+  let postgres = 0;
+  let redis = 0;
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const command = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      if (command === 'postgres') postgres += cpuSeconds(Number(entry));
+      else if (command.startsWith('redis-server')) redis += cpuSeconds(Number(entry));
+    } catch {
+      continue;
+    }
+  }
+  const own = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ');
+  // Fields 16 and 17: cutime, cstime (children waited for).
+  const loadGenerator = (Number(own[13]) + Number(own[14])) / 100;
+  return { service: treeCpuSeconds(servicePid), postgres, redis, loadGenerator };
+}
+
+async function settledProcess(pid: number, busyBelow = 0.1, timeoutMs = 600_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   while (performance.now() < deadline) {
     const before = treeCpuSeconds(pid);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    if (treeCpuSeconds(pid) - before < 0.1) return;
+    if (treeCpuSeconds(pid) - before < busyBelow) return;
   }
   throw new Error(`the service was still busy after ${String(timeoutMs / 1000)} s`);
 }
@@ -255,7 +288,7 @@ export async function serveChild(options: ServeChildOptions): Promise<ChildServi
       (r) => r.ok,
       () => false,
     );
-    if (up) return { root, pid: child.pid!, stop, settled: () => settledProcess(child.pid!) };
+    if (up) return { root, pid: child.pid!, stop, settled: (busyBelow) => settledProcess(child.pid!, busyBelow) };
     await new Promise((r) => setTimeout(r, 250));
   }
   await stop();

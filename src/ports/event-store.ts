@@ -62,7 +62,18 @@ export interface ReadStreamResult<E extends RecordedEvent = RecordedEvent> {
 export interface InlineProjection<Tx> {
   readonly name: string;
   readonly handles: readonly string[];
+  /** The events of one append; of several streams at once only when `acrossStreams` says it can take them. */
   apply(trx: Tx, events: readonly RecordedEvent[]): Promise<void>;
+  /** Takes the events of several streams' appends in one call (see `appendToStreams`). */
+  readonly acrossStreams?: boolean;
+}
+
+/** One stream's part of `appendToStreams`: its events, at the version the caller holds it at. */
+export interface StreamAppend {
+  readonly streamId: string;
+  /** The stream's current version; it exists, so at least 1. */
+  readonly expected: number;
+  readonly events: readonly NewEvent[];
 }
 
 export interface AppendOptions<Tx> {
@@ -97,6 +108,13 @@ export interface EventStore<Tx> {
    * fails the whole batch with a version conflict.
    */
   recordFacts(items: readonly { streamId: string; event: NewEvent; metadata: EventMetadata }[], streamType: string): Promise<void>;
+  /**
+   * Appends to several existing streams in the caller's transaction, each at the version
+   * given, with one statement whatever their number (a group commit across accounts). A
+   * stream not at its version throws VersionConflictError, and the others may then have
+   * moved: the caller's transaction is to be rolled back. Results in the order given.
+   */
+  appendToStreams(appends: readonly StreamAppend[], options: AppendOptions<Tx> & { readonly trx: Tx }): Promise<AppendResult[]>;
   readStream(streamId: string, from?: number, trx?: Tx): Promise<ReadStreamResult>;
   /** Every event after a global position, in position order (for audits and rebuilds). */
   readAll(after: number, limit: number): Promise<RecordedEvent[]>;

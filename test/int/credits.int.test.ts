@@ -8,6 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { sql } from 'kysely';
 import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { CreditsService, LEDGER_STREAM_TYPE, ledgerStream } from '../../src/application/credits/credits-service.ts';
 import { creditsReadModel } from '../../src/application/credits/read-model.ts';
@@ -218,6 +219,67 @@ for (const factory of databases) {
         `[${factory.name}] 200 parallel chargeNow on one account: ${elapsed.toFixed(0)} ms, ${(200_000 / elapsed).toFixed(0)} calls/s`,
       );
     });
+
+    it('charges of 40 accounts at once share commits, each decided on its own balance', async () => {
+      const accounts = Array.from({ length: 40 }, (_, i) => `org_many_${String(i)}_${factory.name}`);
+      // First grants open the accounts' streams (no row to lock yet: committed one account at a time).
+      await Promise.all(accounts.map((account, i) => credits.grant(account, { amount: 2 + (i % 3), source: 'purchase' })));
+      const results = await Promise.all(
+        accounts.flatMap((account) => [1, 2, 3].map((n) => credits.chargeNow(account, 1, `req-many-${n}`).then((r) => ({ account, r })))),
+      );
+      for (const [i, account] of accounts.entries()) {
+        const mine = results.filter((x) => x.account === account);
+        const funded = 2 + (i % 3);
+        assert.equal(mine.filter((x) => x.r.ok).length, Math.min(3, funded), account);
+        assert.ok(mine.filter((x) => !x.r.ok).every((x) => !x.r.ok && x.r.error.tag === 'InsufficientCredits'));
+        assert.deepEqual(await credits.balance(account), { balance: funded - Math.min(3, funded), reserved: 0 });
+        await assertRowEqualsFold(account);
+      }
+      const { rows } = await sql<{ commits: number }>`
+        select count(distinct e.transaction_id)::int as commits from events e
+        where e.type = 'CreditsCharged' and e.stream_id in (select jsonb_array_elements_text(${JSON.stringify(accounts.map(ledgerStream))}::text::jsonb))`.execute(
+        database.db,
+      );
+      assert.ok(
+        rows[0]!.commits <= accounts.length / 4,
+        `${String(rows[0]!.commits)} commits for the charges of ${String(accounts.length)} accounts`,
+      );
+    });
+
+    it(
+      'an account whose row another transaction holds does not hold up the accounts charged with it',
+      { skip: factory.name === 'pglite' && 'one connection: a held transaction holds everything' },
+      async () => {
+        const held = `org_held_${factory.name}`;
+        const free = `org_free_${factory.name}`;
+        await credits.grant(held, { amount: 10, source: 'purchase' });
+        await credits.grant(free, { amount: 10, source: 'purchase' });
+        let release = (): void => undefined;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        let locked = (): void => undefined;
+        const isLocked = new Promise<void>((resolve) => (locked = resolve));
+        const holder = credits.transaction(async (trx) => {
+          await credits.chargeNow(held, 1, 'req-holder', trx);
+          locked();
+          await gate;
+        });
+        await isLocked;
+        const waiting = credits.chargeNow(held, 2, 'req-waits');
+        const passing = credits.chargeNow(free, 3, 'req-passes');
+        const first = await Promise.race([
+          passing.then(() => 'free account charged'),
+          waiting.then(() => 'held account charged'),
+          new Promise((resolve) => setTimeout(() => resolve('timed out'), 5_000)),
+        ]);
+        assert.equal(first, 'free account charged');
+        assert.deepEqual(balanceOf(await passing), { balance: 7, reserved: 0 });
+        release();
+        await holder;
+        assert.deepEqual(balanceOf(await waiting), { balance: 7, reserved: 0 });
+        await assertRowEqualsFold(held);
+        await assertRowEqualsFold(free);
+      },
+    );
 
     it('parallel reserve-and-settle, charges and first grants on one account stay consistent', async () => {
       const account = `org_mixed_${factory.name}`;

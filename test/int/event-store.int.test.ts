@@ -127,6 +127,84 @@ for (const factory of databases) {
       assert.equal((await store.readStream('bulk-4')).version, 0);
     });
 
+    it('appends to several streams in one statement, projects them per stream or at once, and refuses a stale version', async () => {
+      const calls: { name: string; streams: string[] }[] = [];
+      const watching = (name: string, acrossStreams: boolean): InlineProjection<Trx> => ({
+        name,
+        handles: ['Added'],
+        acrossStreams,
+        apply: async (_trx, events) => void calls.push({ name, streams: [...new Set(events.map((e) => e.streamId))] }),
+      });
+      const store = new PostgresEventStore(database.db, [watching('per-stream', false), watching('at-once', true)]);
+      for (const id of ['many-a', 'many-b', 'many-c'])
+        await store.append(id, 0, [{ type: 'Opened', data: { id } }], { streamType: 'many', metadata: metadata(id) });
+      calls.length = 0;
+      const added = (n: number) => ({ type: 'Added', data: { n } });
+      const results = await database.db.transaction().execute((trx) =>
+        store.appendToStreams(
+          [
+            { streamId: 'many-b', expected: 1, events: [added(1), added(2), added(3)] },
+            { streamId: 'many-a', expected: 1, events: [added(4)] },
+          ],
+          { streamType: 'many', metadata: metadata('m'), trx },
+        ),
+      );
+      assert.deepEqual(
+        results.map((r) => r.nextExpectedVersion),
+        [4, 2],
+      );
+      const b = (await store.readStream('many-b')).events;
+      assert.deepEqual(
+        b.map((e) => [e.streamPosition, e.data]),
+        [
+          [1, { id: 'many-b' }],
+          [2, { n: 1 }],
+          [3, { n: 2 }],
+          [4, { n: 3 }],
+        ],
+      );
+      // Each stream's events take global positions in its own order.
+      assert.deepEqual(
+        b.map((e) => e.globalPosition),
+        [...b.map((e) => e.globalPosition)].sort((x, y) => x - y),
+      );
+      assert.equal(results[0]!.lastGlobalPosition, b[3]!.globalPosition);
+      assert.deepEqual(calls, [
+        { name: 'per-stream', streams: ['many-b'] },
+        { name: 'per-stream', streams: ['many-a'] },
+        { name: 'at-once', streams: ['many-b', 'many-a'] },
+      ]);
+      await assert.rejects(
+        database.db.transaction().execute((trx) =>
+          store.appendToStreams(
+            [
+              { streamId: 'many-c', expected: 1, events: [added(5)] },
+              { streamId: 'many-a', expected: 1, events: [added(6)] },
+            ],
+            { streamType: 'many', metadata: metadata('stale'), trx },
+          ),
+        ),
+        (e: unknown) => e instanceof VersionConflictError && e.streamId === 'many-a',
+      );
+      assert.deepEqual(
+        [(await store.readStream('many-c')).version, (await store.readStream('many-a')).version],
+        [1, 2],
+        'the rolled-back transaction moved neither stream',
+      );
+      await assert.rejects(
+        database.db.transaction().execute((trx) =>
+          store.appendToStreams(
+            [
+              { streamId: 'many-c', expected: 1, events: [added(7)] },
+              { streamId: 'many-c', expected: 1, events: [added(8)] },
+            ],
+            { streamType: 'many', metadata: metadata('twice'), trx },
+          ),
+        ),
+        /one stream twice/,
+      );
+    });
+
     it('refuses to record as facts events an inline projection handles', async () => {
       const projection = { name: 'noted-model', handles: ['Noted'], apply: async () => undefined };
       const store = new PostgresEventStore(database.db, [projection]);

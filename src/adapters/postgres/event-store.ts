@@ -20,6 +20,7 @@ import {
   type NewEvent,
   type ReadStreamResult,
   type RecordedEvent,
+  type StreamAppend,
   type StreamTypePage,
 } from '../../ports/event-store.ts';
 import { toRecorded, type EventRow } from '../../db/event-rows.ts';
@@ -268,6 +269,68 @@ export class PostgresEventStore implements EventStore<Trx> {
     const recorded = rows.map(toRecorded).sort((a, b) => a.streamPosition - b.streamPosition);
     await this.#project(trx, PostgresEventStore.#asGiven(recorded, given, expected));
     return { nextExpectedVersion: expected + events.length, lastGlobalPosition: recorded[recorded.length - 1]!.globalPosition };
+  }
+
+  async appendToStreams(appends: readonly StreamAppend[], options: AppendOptions<Trx> & { readonly trx: Trx }): Promise<AppendResult[]> {
+    const { trx } = options;
+    const now = new Date(options.metadata.occurredAt);
+    const input: object[] = [];
+    if (new Set(appends.map((a) => a.streamId)).size !== appends.length) throw new Error('appendToStreams got one stream twice');
+    for (const { streamId, expected, events } of appends) {
+      if (events.length === 0) throw new Error(`appendToStreams got no events for ${streamId}`);
+      if (!Number.isInteger(expected) || expected < 1)
+        throw new Error(`appendToStreams needs an existing stream's version for ${streamId}`);
+      const stored = this.sealer ? await this.sealer.seal(events, trx) : events;
+      stored.forEach((event, i) =>
+        input.push({
+          ord: input.length,
+          stream_id: streamId,
+          expected,
+          count: events.length,
+          n: i + 1,
+          type: event.type,
+          schema_version: event.schemaVersion ?? 1,
+          data: event.data,
+          metadata: event.metadata ?? options.metadata,
+        }),
+      );
+    }
+    if (input.length === 0) return [];
+    // Positions are drawn in the given order (the sort), so each stream's global order is its own.
+    const { rows } = await sql<EventRow>`
+      with input as (
+        select * from jsonb_to_recordset(${JSON.stringify(input)}::text::jsonb)
+          as x(ord int, stream_id text, expected int, count int, n int, type text, schema_version int, data jsonb, metadata jsonb)
+      ),
+      bumped as (
+        update streams s set version = s.version + c.count, updated_at = ${now}
+        from (select distinct stream_id, expected, count from input) c
+        where s.stream_id = c.stream_id and s.version = c.expected
+        returning s.stream_id
+      )
+      insert into events (stream_id, stream_position, type, schema_version, data, metadata, recorded_at)
+      select i.stream_id, i.expected + i.n, i.type, i.schema_version, i.data, i.metadata, ${now}
+      from input i join bumped b on b.stream_id = i.stream_id
+      order by i.ord
+      returning *`.execute(trx);
+    const byStream = new Map<string, RecordedEvent[]>();
+    for (const row of rows.map(toRecorded)) byStream.set(row.streamId, [...(byStream.get(row.streamId) ?? []), row]);
+    const given: RecordedEvent[][] = [];
+    for (const { streamId, expected, events } of appends) {
+      const recorded = (byStream.get(streamId) ?? []).sort((a, b) => a.streamPosition - b.streamPosition);
+      if (recorded.length !== events.length) throw new VersionConflictError(streamId, expected);
+      given.push(PostgresEventStore.#asGiven(recorded, events, expected));
+    }
+    for (const projection of this.inline) {
+      const parts = given.map((recorded) => recorded.filter((e) => projection.handles.includes(e.type))).filter((r) => r.length > 0);
+      if (parts.length === 0) continue;
+      if (projection.acrossStreams) await projection.apply(trx, parts.flat());
+      else for (const part of parts) await projection.apply(trx, part);
+    }
+    return given.map((recorded, i) => ({
+      nextExpectedVersion: appends[i]!.expected + appends[i]!.events.length,
+      lastGlobalPosition: recorded[recorded.length - 1]!.globalPosition,
+    }));
   }
 
   async #project(trx: Trx, recorded: readonly RecordedEvent[]): Promise<void> {

@@ -1,8 +1,9 @@
 /**
  * Credit commands on a billing account's ledger: grant, reserve, settle, release, reverse
- * and the fixed-price `chargeNow`. Every command runs in one transaction that first locks
+ * and the fixed-price `chargeNow`. Every command runs in a transaction that first locks
  * the account's credit_balances row (`select ... for update`), so commands on one account
  * serialise there and a charge decides against the balance every earlier charge left.
+ * Commands that arrive together share a transaction, across accounts (see `#commitGroup`).
  * The decider then sees that row plus the one reservation or charge the command names,
  * loaded from the read model rather than folded from the stream (a busy account's stream
  * is long); the append is still guarded by the stream version the row carries, and the
@@ -22,7 +23,7 @@
  * rolled back with its run, such as a refused remote-fetch surcharge, is never counted).
  */
 import { sql } from 'kysely';
-import { VersionConflictError, type EventMetadata, type EventStore, type NewEvent } from '../../ports/event-store.ts';
+import { VersionConflictError, type EventMetadata, type EventStore, type NewEvent, type StreamAppend } from '../../ports/event-store.ts';
 import type { Db, Trx } from '../../db/database.ts';
 import {
   decideLedger,
@@ -114,6 +115,13 @@ interface LedgerItem {
   readonly meta: EventMetadata;
 }
 
+/** A balance row as a batch locks it. */
+interface BalanceRow {
+  readonly balance: number;
+  readonly reserved: number;
+  readonly version: number;
+}
+
 /** What a batch was about to append, so a commit whose answer was lost can be recognised. */
 interface Plan {
   version: number;
@@ -123,14 +131,23 @@ interface Plan {
   balance: number;
 }
 
-/** Commands of one account written in one transaction at most; the next batch takes the rest. */
+/** Commands written in one transaction at most, over however many accounts; the next batch takes the rest. */
 const MAX_BATCH = 256;
+/**
+ * Batches of several accounts committing at once. Each is a handful of statements whatever
+ * its size; two let one be decided while the other's statements travel.
+ */
+const BATCHES_IN_FLIGHT = 2;
 /** Accounts whose last known balance is kept for the no-round-trip pre-check. */
 const KNOWN_BALANCES = 50_000;
 /** Waits before asking again whether a batch whose commit went unanswered was recorded. */
 const VERIFY_BACKOFF_MS = [0, 100, 400, 1_000];
-/** Tries of a batch whose connection was lost before it was written. */
-const BATCH_ATTEMPTS = 4;
+/**
+ * Waits before each further try of a batch whose connection was lost before it was written:
+ * after a server restart every pooled connection is dead, and a try at once only finds the
+ * next dead one; a moment later the pool has seen them close and opens fresh ones.
+ */
+const RETRY_BACKOFF_MS = [0, 25, 100, 400];
 
 /** A sweep releases at most this many; the next sweep takes the rest. */
 const LAPSED_HOLDS_PER_SWEEP = 500;
@@ -164,7 +181,7 @@ export class CreditsService {
   readonly #uncommitted = new WeakMap<Trx, LedgerEvent[]>();
 
   constructor(private readonly deps: CreditsDeps) {
-    this.#batcher = new KeyedBatcher((accountId, items) => this.#commitBatch(accountId, items), MAX_BATCH);
+    this.#batcher = new KeyedBatcher((groups) => this.#commitGroup(groups), { maxItems: MAX_BATCH, maxInFlight: BATCHES_IN_FLIGHT });
   }
 
   /**
@@ -483,6 +500,70 @@ export class CreditsService {
   }
 
   /**
+   * One transaction for the commands of several accounts: their balance rows locked in one
+   * statement, their decision slices read in one, their events appended and projected in one,
+   * so concurrent charges of many accounts share a commit. An account whose row another
+   * transaction holds is skipped rather than waited for (as is one with no row yet, or lots
+   * still to rebuild) and committed on its own afterwards by `#commitBatch`, so one busy
+   * account never holds up the rest. A failed commit is handled as in `#commitBatch`: the
+   * transaction is all or nothing, so one account's stream tells whether it was written.
+   */
+  async #commitGroup(
+    groups: ReadonlyMap<string, readonly LedgerItem[]>,
+    attempt = 1,
+  ): Promise<Map<string, Decided[] | Promise<Decided[]>>> {
+    const plans = new Map<string, Plan>();
+    let skipped = [...groups.keys()];
+    try {
+      await this.deps.db.transaction().execute(async (trx) => {
+        const rows = await this.#lockFree(trx, [...groups.keys()]);
+        skipped = [...groups.keys()].filter((accountId) => !rows.has(accountId));
+        if (rows.size === 0) return;
+        const locked = [...rows.keys()];
+        const slices = await this.#entries(trx, locked, entryIdsOf(locked.flatMap((accountId) => groups.get(accountId) ?? [])));
+        const appends: StreamAppend[] = [];
+        for (const [accountId, row] of rows) {
+          const plan = decideBatch(accountId, stateOf(row, slices.get(accountId)), row.version, groups.get(accountId) ?? []);
+          plans.set(accountId, plan);
+          if (plan.events.length > 0) appends.push({ streamId: ledgerStream(accountId), expected: row.version, events: plan.events });
+        }
+        const first = groups.values().next().value?.[0];
+        if (appends.length > 0 && first)
+          await this.deps.store.appendToStreams(appends, { streamType: LEDGER_STREAM_TYPE, metadata: first.meta, trx });
+      });
+    } catch (error) {
+      const written = [...plans].find(([, plan]) => plan.events.length > 0);
+      const recorded = written === undefined ? 'nothing' : await this.#wasRecorded(written[0], written[1]);
+      if (recorded !== true) {
+        if (!retriable(recorded, attempt, error)) throw error;
+        await delay(RETRY_BACKOFF_MS[attempt - 1] ?? 0);
+        return this.#commitGroup(groups, attempt + 1);
+      }
+    }
+    const outcomes = new Map<string, Decided[] | Promise<Decided[]>>();
+    for (const [accountId, plan] of plans) {
+      this.#remember(accountId, plan.balance);
+      this.#countBatch(plan.results);
+      outcomes.set(accountId, plan.results);
+    }
+    for (const accountId of skipped) outcomes.set(accountId, this.#commitBatch(accountId, groups.get(accountId) ?? []));
+    return outcomes;
+  }
+
+  /**
+   * Locks the balance rows of these accounts that no other transaction holds, whose lots are
+   * ready, in one statement; the rest are left out (`skip locked`), so this never waits.
+   */
+  async #lockFree(trx: Trx, accountIds: readonly string[]): Promise<Map<string, BalanceRow>> {
+    const { rows } = await sql<BalanceRow & { accountId: string }>`
+      select account_id as "accountId", balance, reserved, version from credit_balances
+      where account_id in (select jsonb_array_elements_text(${JSON.stringify(accountIds)}::text::jsonb)) and lots_ready
+      order by account_id
+      for update skip locked`.execute(trx);
+    return new Map(rows.map((row) => [row.accountId, row]));
+  }
+
+  /**
    * One transaction for the batch. When it fails, a batch that was written all the same
    * (its commit's answer was lost) answers as written; one lost with its connection, and
    * shown not written, is sent again on another connection (a pool can hold several the
@@ -503,9 +584,9 @@ export class CreditsService {
         this.#countBatch(plan.results);
         return plan.results;
       }
-      if (recorded !== 'unknown' && attempt < BATCH_ATTEMPTS && isConnectionLoss(error))
-        return this.#commitBatch(accountId, items, attempt + 1);
-      throw error;
+      if (!retriable(recorded, attempt, error)) throw error;
+      await delay(RETRY_BACKOFF_MS[attempt - 1] ?? 0);
+      return this.#commitBatch(accountId, items, attempt + 1);
     }
   }
 
@@ -518,7 +599,7 @@ export class CreditsService {
    */
   async #wasRecorded(accountId: string, plan: Plan): Promise<boolean | 'unknown'> {
     for (const wait of VERIFY_BACKOFF_MS) {
-      await new Promise((resolve) => setTimeout(resolve, wait));
+      await delay(wait);
       try {
         const { events } = await this.deps.store.readStream(ledgerStream(accountId), plan.version + 1);
         const rows = events.slice(0, plan.events.length);
@@ -543,35 +624,23 @@ export class CreditsService {
   }
 
   /**
-   * Decides the commands in order, each on the state the ones before it left, and appends
-   * all their events at once: one lock, one version claim, one projection for the batch.
+   * Decides the batch on its account's state and appends its events at once: one lock, one
+   * version claim, one projection for the batch.
    */
   async #decideAndAppend(trx: Trx, accountId: string, items: readonly LedgerItem[], plan: Plan): Promise<Decided[]> {
-    const entryIds = [...new Set(items.flatMap((i) => (i.entryId === null ? [] : [i.entryId])))];
+    const entryIds = entryIdsOf(items);
     for (let attempt = 0; ; attempt += 1) {
       const { state, version } = await this.#load(trx, accountId, entryIds);
-      let current = state;
-      const events: NewEvent[] = [];
-      const results: Decided[] = [];
-      for (const { command, meta } of items) {
-        const decision = decideLedger(command, current);
-        // A refusal was decided after the expiries due at its time: those are recorded all the same.
-        const decided = decision.ok ? decision.events : dueExpiries(current, accountId, command.at);
-        current = fold(evolveLedger, current, decided);
-        const after = { balance: current.available, reserved: current.reserved };
-        results.push(decision.ok ? { ok: true, events: decided, after } : decision);
-        for (const event of decided) events.push({ ...event, metadata: meta });
-      }
-      Object.assign(plan, { version, events, results, balance: current.available });
+      Object.assign(plan, decideBatch(accountId, state, version, items));
       try {
-        if (events.length > 0) {
-          await this.deps.store.append(ledgerStream(accountId), version, events, {
+        if (plan.events.length > 0) {
+          await this.deps.store.append(ledgerStream(accountId), version, plan.events, {
             streamType: LEDGER_STREAM_TYPE,
             metadata: items[0]!.meta,
             trx,
           });
         }
-        return results;
+        return plan.results;
       } catch (error) {
         // Only an account's very first append can race (there is no row to lock yet); the
         // loser finds the winner's row on the second pass. A conflict is no SQL error, so
@@ -611,42 +680,80 @@ export class CreditsService {
       .where('accountId', '=', accountId)
       .forUpdate()
       .executeTakeFirst();
-    const lots: Record<string, Lot> = {};
-    const reservations: Record<string, Reservation> = {};
-    const charges: Record<string, Charge> = {};
     if (row) {
       if (!row.lotsReady) await rebuildLots(trx, this.deps.store, accountId, this.deps.clock.now());
       // A statement after the lock's, so it reads what the commit the lock waited for wrote.
-      const slice = await this.#entries(trx, accountId, entryIds);
-      for (const lot of slice.lots)
-        lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt === null ? null : new Date(lot.expiresAt).toISOString() };
-      for (const r of slice.reservations) {
-        const status = r.status === 'open' ? 'open' : 'settled';
-        reservations[r.reservationId] = { amount: r.amount, requestRef: r.requestRef, status, held: asDraws(r.held) };
-      }
-      for (const charge of slice.charges)
-        charges[charge.chargeId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
+      const slices = await this.#entries(trx, [accountId], entryIds);
+      return { state: stateOf(row, slices.get(accountId)), version: row.version };
     }
-    return {
-      state: { available: row?.balance ?? 0, reserved: row?.reserved ?? 0, lots, reservations, charges },
-      version: row?.version ?? 0,
-    };
+    return { state: { available: 0, reserved: 0, lots: {}, reservations: {}, charges: {} }, version: 0 };
   }
 
   /**
-   * The lots holding credits (and any the batch names), and the reservations and charges
-   * under the batch's ids, in one statement: a batch's reads cost one round trip.
+   * Per account: the lots holding credits (and any the batch names), and the reservations
+   * and charges under the batch's ids, in one statement however many accounts: a batch's
+   * reads cost one round trip. Its text does not depend on the number of ids (one prepared
+   * statement).
    */
-  async #entries(trx: Trx, accountId: string, entryIds: readonly string[]): Promise<EntrySlice> {
-    const named = (column: string) => (entryIds.length === 0 ? sql`false` : sql`${sql.raw(column)} in (${sql.join(entryIds)})`);
-    const { rows } = await sql<EntrySlice>`
-      select
+  async #entries(trx: Trx, accountIds: readonly string[], entryIds: readonly string[]): Promise<Map<string, EntrySlice>> {
+    const { rows } = await sql<EntrySlice & { accountId: string }>`
+      with ids as (select jsonb_array_elements_text(${JSON.stringify(entryIds)}::text::jsonb) as id)
+      select a.account_id as "accountId",
         (select coalesce(jsonb_agg(jsonb_build_object('grantId', grant_id, 'remaining', remaining, 'expiresAt', expires_at)), '[]'::jsonb)
-          from credit_lots where account_id = ${accountId} and (remaining > 0 or ${named('grant_id')})) as lots,
+          from credit_lots where account_id = a.account_id and (remaining > 0 or grant_id in (select id from ids))) as lots,
         (select coalesce(jsonb_agg(jsonb_build_object('reservationId', reservation_id, 'amount', amount, 'requestRef', request_ref, 'status', status, 'held', held)), '[]'::jsonb)
-          from credit_reservations where account_id = ${accountId} and ${named('reservation_id')}) as reservations,
+          from credit_reservations where account_id = a.account_id and reservation_id in (select id from ids)) as reservations,
         (select coalesce(jsonb_agg(jsonb_build_object('chargeId', charge_id, 'amount', amount, 'reversed', reversed, 'lots', lots)), '[]'::jsonb)
-          from credit_charges where account_id = ${accountId} and ${named('charge_id')}) as charges`.execute(trx);
-    return rows[0]!;
+          from credit_charges where account_id = a.account_id and charge_id in (select id from ids)) as charges
+      from jsonb_array_elements_text(${JSON.stringify(accountIds)}::text::jsonb) as a(account_id)`.execute(trx);
+    return new Map(rows.map(({ accountId, ...slice }) => [accountId, slice]));
   }
+}
+
+const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Whether a batch that failed unwritten (shown so, not just unknown) goes again: its connection was lost, and tries are left. */
+function retriable(recorded: boolean | 'nothing' | 'unknown', attempt: number, error: unknown): boolean {
+  return recorded !== 'unknown' && recorded !== true && attempt <= RETRY_BACKOFF_MS.length && isConnectionLoss(error);
+}
+
+/** The ids a batch's commands name (lots, reservations, charges), each once. */
+function entryIdsOf(items: readonly LedgerItem[]): string[] {
+  return [...new Set(items.flatMap((i) => (i.entryId === null ? [] : [i.entryId])))];
+}
+
+/** A locked balance row and its decision slice as the decider's state. */
+function stateOf(row: BalanceRow, slice: EntrySlice | undefined): LedgerState {
+  const lots: Record<string, Lot> = {};
+  const reservations: Record<string, Reservation> = {};
+  const charges: Record<string, Charge> = {};
+  for (const lot of slice?.lots ?? [])
+    lots[lot.grantId] = { remaining: lot.remaining, expiresAt: lot.expiresAt === null ? null : new Date(lot.expiresAt).toISOString() };
+  for (const r of slice?.reservations ?? []) {
+    const status = r.status === 'open' ? 'open' : 'settled';
+    reservations[r.reservationId] = { amount: r.amount, requestRef: r.requestRef, status, held: asDraws(r.held) };
+  }
+  for (const charge of slice?.charges ?? [])
+    charges[charge.chargeId] = { amount: charge.amount, reversed: charge.reversed, lots: asDraws(charge.lots) };
+  return { available: row.balance, reserved: row.reserved, lots, reservations, charges };
+}
+
+/**
+ * Decides one account's commands in order, each on the state the ones before it left; the
+ * events to append at `version`, each caller's result, and the balance after them all.
+ */
+function decideBatch(accountId: string, state: LedgerState, version: number, items: readonly LedgerItem[]): Plan {
+  let current = state;
+  const events: NewEvent[] = [];
+  const results: Decided[] = [];
+  for (const { command, meta } of items) {
+    const decision = decideLedger(command, current);
+    // A refusal was decided after the expiries due at its time: those are recorded all the same.
+    const decided = decision.ok ? decision.events : dueExpiries(current, accountId, command.at);
+    current = fold(evolveLedger, current, decided);
+    const after = { balance: current.available, reserved: current.reserved };
+    results.push(decision.ok ? { ok: true, events: decided, after } : decision);
+    for (const event of decided) events.push({ ...event, metadata: meta });
+  }
+  return { version, events, results, balance: current.available };
 }

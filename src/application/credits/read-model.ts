@@ -46,7 +46,7 @@ async function settleReservation(trx: Trx, accountId: string, reservationId: str
     .execute();
 }
 
-/** The balance row's move by one append's events, written with the append's last rows. */
+/** A balance row's move by one stream's events in an append, written with the append's last rows. */
 interface BalanceMove {
   readonly accountId: string;
   readonly available: number;
@@ -140,12 +140,12 @@ class EntryWriter {
   }
 
   /**
-   * Writes what was gathered, and the balance row's move when given, in one statement.
+   * Writes what was gathered, and the balance rows' moves, in one statement.
    * Lots credited (net at least zero) are upserted, lots debited are updated: a debit of
    * a lot that is missing, or one that would go below zero, is an error, as is a balance
    * row that is missing.
    */
-  async flush(balance?: BalanceMove): Promise<void> {
+  async flush(moves: readonly BalanceMove[] = []): Promise<void> {
     const { trx, at } = this;
     const charges = this.#charges;
     const reservations = this.#reservations;
@@ -153,7 +153,7 @@ class EntryWriter {
     this.#charges = [];
     this.#reservations = [];
     this.#lots = new Map();
-    if (charges.length === 0 && reservations.length === 0 && lots.length === 0 && balance === undefined) return;
+    if (charges.length === 0 && reservations.length === 0 && lots.length === 0 && moves.length === 0) return;
     const credits = lots
       .filter((l) => l.net >= 0)
       .map((l) => ({ account_id: l.accountId, grant_id: l.draw.grantId, amount: l.net, expires_at: l.draw.expiresAt }));
@@ -187,20 +187,20 @@ class EntryWriter {
         from jsonb_to_recordset(${rows(debits)}) as x(account_id text, grant_id text, amount bigint)
         where l.account_id = x.account_id and l.grant_id = x.grant_id
         returning 1)`,
-      balance === undefined
-        ? sql`moved as (select 1 where false)`
-        : sql`moved as (update credit_balances set balance = balance + ${balance.available}, reserved = reserved + ${balance.reserved},
-            version = ${balance.version}, updated_at = ${at}
-          where account_id = ${balance.accountId}
-          returning 1)`,
+      sql`moved as (update credit_balances b set balance = b.balance + x.available, reserved = b.reserved + x.reserved,
+          version = x.version, updated_at = ${at}
+        from jsonb_to_recordset(${rows(moves.map((m) => ({ account_id: m.accountId, available: m.available, reserved: m.reserved, version: m.version })))})
+          as x(account_id text, available bigint, reserved bigint, version int)
+        where b.account_id = x.account_id
+        returning 1)`,
     ];
     const { rows: counts } = await sql<{ debited: number; moved: number }>`
       with ${sql.join(parts)}
       select (select count(*) from debited)::int as debited, (select count(*) from moved)::int as moved`.execute(trx);
     const { debited, moved } = counts[0]!;
     if (debited !== debits.length) throw new Error(`credit_lots lacks ${String(debits.length - debited)} of the lots debited`);
-    if (balance !== undefined && moved !== 1)
-      throw new Error(`credit_balances has no row for ${balance.accountId} before version ${String(balance.version)}`);
+    if (moved !== moves.length)
+      throw new Error(`credit_balances lacks ${String(moves.length - moved)} of the ${String(moves.length)} rows moved`);
   }
 
   #moveLots(accountId: string, draws: readonly LotDraw[], sign: 1 | -1): void {
@@ -216,31 +216,39 @@ class EntryWriter {
 export const creditsReadModel: InlineProjection<Trx> = {
   name: 'credits-read-model',
   handles: LEDGER_EVENT_TYPES,
+  acrossStreams: true,
   apply: async (trx, recorded: readonly RecordedEvent[]) => {
-    const events = recorded.map((e) => ({ type: e.type, data: e.data }) as LedgerEvent);
     // One append has one recording time, so the batch's rows share it.
     const writer = new EntryWriter(trx, recorded[0]!.recordedAt);
-    for (const event of events) await writer.apply(event);
-    // One balance write per append, however many events it carried (a settlement is two).
-    const total = events.map(balanceEffect).reduce((a, b) => ({ available: a.available + b.available, reserved: a.reserved + b.reserved }));
-    const last = recorded[recorded.length - 1]!;
-    const accountId = events[0]!.data.accountId;
-    if (recorded[0]!.streamPosition > 1) {
-      await writer.flush({ accountId, available: total.available, reserved: total.reserved, version: last.streamPosition });
-      return;
+    const streams = new Map<string, RecordedEvent[]>();
+    for (const event of recorded) streams.set(event.streamId, [...(streams.get(event.streamId) ?? []), event]);
+    const moves: BalanceMove[] = [];
+    const started: BalanceMove[] = [];
+    for (const stream of streams.values()) {
+      const events = stream.map((e) => ({ type: e.type, data: e.data }) as LedgerEvent);
+      for (const event of events) await writer.apply(event);
+      // One balance write per stream, however many events it carried (a settlement is two).
+      const total = events
+        .map(balanceEffect)
+        .reduce((a, b) => ({ available: a.available + b.available, reserved: a.reserved + b.reserved }));
+      const move = { accountId: events[0]!.data.accountId, ...total, version: stream[stream.length - 1]!.streamPosition };
+      // A stream's first append: from zero, the totals are the balances.
+      (stream[0]!.streamPosition > 1 ? moves : started).push(move);
     }
-    await writer.flush();
-    // The stream's first append: from zero, the totals are the balances.
+    await writer.flush(moves);
+    if (started.length === 0) return;
     await trx
       .insertInto('creditBalances')
-      .values({
-        accountId,
-        balance: total.available,
-        reserved: total.reserved,
-        version: last.streamPosition,
-        updatedAt: last.recordedAt,
-        lotsReady: true,
-      })
+      .values(
+        started.map((s) => ({
+          accountId: s.accountId,
+          balance: s.available,
+          reserved: s.reserved,
+          version: s.version,
+          updatedAt: recorded[0]!.recordedAt,
+          lotsReady: true,
+        })),
+      )
       .execute();
   },
 };
