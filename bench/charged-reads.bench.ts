@@ -35,6 +35,8 @@ import { medianWrk, wrk, type WrkResult } from './wrk.ts';
 const ACCOUNTS = 1_000;
 const CONNECTIONS = 32;
 
+type LoadKind = 'health' | 'me' | 'oneAccount' | 'accounts';
+
 /** CPU milliseconds per request, by who spent them, over every measured run of one load. */
 export interface CpuPerRequest {
   readonly service: number;
@@ -49,7 +51,7 @@ export interface ChargedReadsRun {
   readonly me: WrkResult;
   readonly oneAccount: WrkResult;
   readonly accounts: WrkResult;
-  readonly cpu: { readonly oneAccount: CpuPerRequest; readonly accounts: CpuPerRequest };
+  readonly cpu: Readonly<Record<LoadKind, CpuPerRequest>>;
 }
 
 export interface ChargedReadsFigures {
@@ -155,9 +157,9 @@ export async function benchChargedReads(
         for (const run of [load.health, load.me]) await run(2);
         charged.push(await load.oneAccount(2), await load.accounts(2));
         const results = { health: [] as WrkResult[], me: [] as WrkResult[], oneAccount: [] as WrkResult[], accounts: [] as WrkResult[] };
-        const spent = { oneAccount: noCpu, accounts: noCpu };
+        const spent: Record<LoadKind, CpuSplit> = { health: noCpu, me: noCpu, oneAccount: noCpu, accounts: noCpu };
         /** Runs one load and adds the CPU each party used meanwhile to its kind's total. */
-        const measured = async (kind: 'oneAccount' | 'accounts'): Promise<WrkResult> => {
+        const measured = async (kind: LoadKind): Promise<WrkResult> => {
           const before = cpuSplit(service.pid);
           const result = await load[kind](seconds);
           const after = cpuSplit(service.pid);
@@ -171,8 +173,8 @@ export async function benchChargedReads(
         };
         for (let i = 0; i < runs; i += 1) {
           if (first) bareRuns.push(await wrk(bare.url, { connections: CONNECTIONS, durationSeconds: seconds }));
-          results.health.push(await load.health(seconds));
-          results.me.push(await load.me(seconds));
+          results.health.push(await measured('health'));
+          results.me.push(await measured('me'));
           results.oneAccount.push(await measured('oneAccount'));
           results.accounts.push(await measured('accounts'));
         }
@@ -184,7 +186,12 @@ export async function benchChargedReads(
           me: medianWrk(results.me),
           oneAccount: medianWrk(results.oneAccount),
           accounts: medianWrk(results.accounts),
-          cpu: { oneAccount: perRequest(spent.oneAccount, results.oneAccount), accounts: perRequest(spent.accounts, results.accounts) },
+          cpu: {
+            health: perRequest(spent.health, results.health),
+            me: perRequest(spent.me, results.me),
+            oneAccount: perRequest(spent.oneAccount, results.oneAccount),
+            accounts: perRequest(spent.accounts, results.accounts),
+          },
         });
       } finally {
         await service.stop();
@@ -243,8 +250,10 @@ export function printChargedReads(f: ChargedReadsFigures): void {
   ];
   for (const s of f.services) {
     for (const [name, c] of [
-      ['one account', s.cpu.oneAccount],
-      [`${String(ACCOUNTS)} accounts`, s.cpu.accounts],
+      ['GET /health', s.cpu.health],
+      ['GET /me', s.cpu.me],
+      ['read mix, one account', s.cpu.oneAccount],
+      [`read mix, ${String(ACCOUNTS)} accounts`, s.cpu.accounts],
     ] as const) {
       const total = c.service + c.postgres + c.redis + c.loadGenerator;
       split.push([
@@ -259,7 +268,7 @@ export function printChargedReads(f: ChargedReadsFigures): void {
       ]);
     }
   }
-  console.log('CPU ms per charged read, by party (all measured runs of the load)');
+  console.log('CPU ms per request, by party (all measured runs of the load)');
   console.log(table(split));
   const exact = f.charged >= f.answered && f.charged <= f.answered + f.inFlightAtCutOff && f.reconcileDifferences === 0;
   console.log(
