@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { PostgresSearchIndex } from '../../src/adapters/postgres/search-index.ts';
+import { CaseReader } from '../../src/application/cases/case-reader.ts';
 import { ingestCorpus } from '../../src/corpus/ingest.ts';
 import { foldHomoglyphs, stripZeroWidthMarks } from '../../src/domain/watermark/alphabet.ts';
 import { scIk50Source } from '../../src/corpus/sources/sc-ik50.ts';
@@ -96,6 +97,30 @@ for (const factory of databases)
           `${label}: the other listings are unchanged`,
         );
       }
+    });
+
+    it('a kept text pushed out while its read was in flight is read again, not answered empty', async () => {
+      const { rows } = await sql<{ caseId: string; text: string; summary: string | null }>`select case_id, text, summary from cases
+        where text is not null and not restricted order by case_id desc limit 2`.execute(database.db);
+      const [a, b] = rows;
+      assert.ok(a && b);
+      const weight = (r: typeof a) => r.text.length + (r.summary?.length ?? 0) + 1;
+      // Room for either text, not both.
+      const reader = new CaseReader(database.db, { textCharacters: Math.max(weight(a), weight(b)) });
+      await reader.lookup(a.caseId);
+      // B's read is sent first and keeps B, pushing A out, while A's read (sent for A's kept version) is answered.
+      const [readB, readA] = await Promise.all([reader.lookup(b.caseId), reader.lookup(a.caseId)]);
+      for (const [lookup, row] of [
+        [readA, a],
+        [readB, b],
+      ] as const) {
+        assert.ok('found' in lookup);
+        assert.equal(lookup.found.text, row.text);
+        assert.equal(lookup.found.summary, row.summary);
+      }
+      const again = await reader.lookup(a.caseId);
+      assert.ok('found' in again);
+      assert.equal(again.found.text, a.text);
     });
 
     it('a case read before shows its corrected judgment text on both instances, and a restricted one is refused', async () => {

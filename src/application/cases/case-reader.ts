@@ -170,9 +170,16 @@ function withAnalysisFlag<C extends (typeof COLUMNS)[number] | 'changeSeq'>(db: 
 
 export class CaseReader {
   readonly #kept = new ListingCache<CaseListing>(LISTINGS_KEPT);
-  readonly #texts = new ListingCache<KeptText>(TEXT_CHARACTERS_KEPT, (t) => (t.text?.length ?? 0) + (t.summary?.length ?? 0) + 1);
+  readonly #texts: ListingCache<KeptText>;
 
-  constructor(private readonly db: Db) {}
+  /** `textCharacters`: how many characters of judgment text and summary this process keeps. */
+  constructor(
+    private readonly db: Db,
+    options: { readonly textCharacters?: number } = {},
+  ) {
+    const weigh = (t: KeptText) => (t.text?.length ?? 0) + (t.summary?.length ?? 0) + 1;
+    this.#texts = new ListingCache<KeptText>(options.textCharacters ?? TEXT_CHARACTERS_KEPT, weigh);
+  }
 
   /** `idOrNumber` is a case id, else read as a case number in any printed form. */
   async lookup(idOrNumber: string): Promise<CaseLookup> {
@@ -215,6 +222,8 @@ export class CaseReader {
     if (row === undefined) return undefined;
     const kept = this.#texts.get(caseId, row.changeSeq);
     if (kept !== undefined) return { ...row, ...kept };
+    // The texts were left out for a kept version that another read pushed out meanwhile: read them.
+    if (row.changeSeq === keptVersion) return this.#byId(caseId);
     this.#texts.set(caseId, row.changeSeq, { text: row.text, summary: row.summary });
     return row;
   }
