@@ -140,15 +140,15 @@ for (const factory of databases) {
         await store.append(id, 0, [{ type: 'Opened', data: { id } }], { streamType: 'many', metadata: metadata(id) });
       calls.length = 0;
       const added = (n: number) => ({ type: 'Added', data: { n } });
-      const results = await database.db.transaction().execute((trx) =>
-        store.appendToStreams(
-          [
-            { streamId: 'many-b', expected: 1, events: [added(1), added(2), added(3)] },
-            { streamId: 'many-a', expected: 1, events: [added(4)] },
-          ],
-          { streamType: 'many', metadata: metadata('m'), trx },
-        ),
-      );
+      /** Appends in a transaction of its own, rolled back when the append throws. */
+      const appendAll = (requestId: string, appends: Parameters<typeof store.appendToStreams>[0]) =>
+        database.db
+          .transaction()
+          .execute((trx) => store.appendToStreams(appends, { streamType: 'many', metadata: metadata(requestId), trx }));
+      const results = await appendAll('m', [
+        { streamId: 'many-b', expected: 1, events: [added(1), added(2), added(3)] },
+        { streamId: 'many-a', expected: 1, events: [added(4)] },
+      ]);
       assert.deepEqual(
         results.map((r) => r.nextExpectedVersion),
         [4, 2],
@@ -175,15 +175,10 @@ for (const factory of databases) {
         { name: 'at-once', streams: ['many-b', 'many-a'] },
       ]);
       await assert.rejects(
-        database.db.transaction().execute((trx) =>
-          store.appendToStreams(
-            [
-              { streamId: 'many-c', expected: 1, events: [added(5)] },
-              { streamId: 'many-a', expected: 1, events: [added(6)] },
-            ],
-            { streamType: 'many', metadata: metadata('stale'), trx },
-          ),
-        ),
+        appendAll('stale', [
+          { streamId: 'many-c', expected: 1, events: [added(5)] },
+          { streamId: 'many-a', expected: 1, events: [added(6)] },
+        ]),
         (e: unknown) => e instanceof VersionConflictError && e.streamId === 'many-a',
       );
       assert.deepEqual(
@@ -192,15 +187,10 @@ for (const factory of databases) {
         'the rolled-back transaction moved neither stream',
       );
       await assert.rejects(
-        database.db.transaction().execute((trx) =>
-          store.appendToStreams(
-            [
-              { streamId: 'many-c', expected: 1, events: [added(7)] },
-              { streamId: 'many-c', expected: 1, events: [added(8)] },
-            ],
-            { streamType: 'many', metadata: metadata('twice'), trx },
-          ),
-        ),
+        appendAll('twice', [
+          { streamId: 'many-c', expected: 1, events: [added(7)] },
+          { streamId: 'many-c', expected: 1, events: [added(8)] },
+        ]),
         /one stream twice/,
       );
     });

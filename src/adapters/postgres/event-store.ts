@@ -314,7 +314,11 @@ export class PostgresEventStore implements EventStore<Trx> {
       order by i.ord
       returning *`.execute(trx);
     const byStream = new Map<string, RecordedEvent[]>();
-    for (const row of rows.map(toRecorded)) byStream.set(row.streamId, [...(byStream.get(row.streamId) ?? []), row]);
+    for (const row of rows.map(toRecorded)) {
+      const stream = byStream.get(row.streamId);
+      if (stream) stream.push(row);
+      else byStream.set(row.streamId, [row]);
+    }
     const given: RecordedEvent[][] = [];
     for (const { streamId, expected, events } of appends) {
       const recorded = (byStream.get(streamId) ?? []).sort((a, b) => a.streamPosition - b.streamPosition);

@@ -558,7 +558,6 @@ export class CreditsService {
     const { rows } = await sql<BalanceRow & { accountId: string }>`
       select account_id as "accountId", balance, reserved, version from credit_balances
       where account_id in (select jsonb_array_elements_text(${JSON.stringify(accountIds)}::text::jsonb)) and lots_ready
-      order by account_id
       for update skip locked`.execute(trx);
     return new Map(rows.map((row) => [row.accountId, row]));
   }

@@ -221,7 +221,11 @@ export const creditsReadModel: InlineProjection<Trx> = {
     // One append has one recording time, so the batch's rows share it.
     const writer = new EntryWriter(trx, recorded[0]!.recordedAt);
     const streams = new Map<string, RecordedEvent[]>();
-    for (const event of recorded) streams.set(event.streamId, [...(streams.get(event.streamId) ?? []), event]);
+    for (const event of recorded) {
+      const stream = streams.get(event.streamId);
+      if (stream) stream.push(event);
+      else streams.set(event.streamId, [event]);
+    }
     const moves: BalanceMove[] = [];
     const started: BalanceMove[] = [];
     for (const stream of streams.values()) {
