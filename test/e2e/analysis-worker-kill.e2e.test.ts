@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -100,6 +100,7 @@ describe('analysis runs survive a worker killed at random points', { skip, timeo
     await portal.close();
     await runtime.close();
     await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
   });
 
   function startWorker(metricsPort?: number): { child: ChildProcess; ready: Promise<void> } {

@@ -5,7 +5,7 @@
  * folder is reported rather than fatal.
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,6 +108,7 @@ for (const factory of databases)
         assert.match(s.skipped ?? '', /not found/);
         assert.equal(s.read, 0);
       }
+      rmSync(empty, { recursive: true });
       const stillThere = await database.db.selectFrom('ingestRejections').select('sourceRef').execute();
       assert.equal(stillThere.length, first.rejections.length);
     });

@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import type { PayloadCodec } from '@temporalio/common';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalUseEmbedder } from '../../src/adapters/embeddings/local-use-embedder.ts';
@@ -215,11 +215,23 @@ function testWorkflowRuntime(options: TestAppOptions): WorkflowRuntime {
   };
 }
 
+let documentsRoot: string | undefined;
+
+/** One directory per test process, removed when it exits: a test app has no close of its own to remove its documents. */
+function documentsDir(): string {
+  if (documentsRoot === undefined) {
+    const root = mkdtempSync(join(tmpdir(), 'court-docs-'));
+    process.once('exit', () => rmSync(root, { recursive: true, force: true }));
+    documentsRoot = root;
+  }
+  return mkdtempSync(join(documentsRoot, 'app-'));
+}
+
 function testDocuments(options: TestAppOptions, keyHashSecret: string, clock: Clock): OpenedDocumentStorage {
   if (options.documents) return { storage: options.documents, links: null, close: () => undefined };
   const signer = new DocumentLinkSigner(keyHashSecret, clock);
   const storage = new LocalDocumentStorage({
-    root: mkdtempSync(join(tmpdir(), 'court-docs-')),
+    root: documentsDir(),
     publicBaseUrl: options.publicBaseUrl ?? TEST_PUBLIC_BASE_URL,
     signer,
   });
