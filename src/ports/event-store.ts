@@ -35,6 +35,13 @@ export interface RecordedEvent<T extends string = string, D = unknown> {
   readonly recordedAt: Date;
 }
 
+/** What `readCommittedOfTypes` answers: the wanted events, where the scan ended, and how many it passed. */
+export interface CommittedOfTypes {
+  readonly events: RecordedEvent[];
+  readonly through: Checkpoint | null;
+  readonly scanned: number;
+}
+
 /** A number is the exact version the stream must be at (0: must not exist yet). */
 export type ExpectedVersion = number | 'any';
 
@@ -124,6 +131,12 @@ export interface EventStore<Tx> {
    * holds its lock and saves its checkpoint there).
    */
   readCommittedAfter(after: Checkpoint, limit: number, trx?: Tx): Promise<RecordedEvent[]>;
+  /**
+   * The same read for a reader of a few event types: the events of `types` among the next
+   * `limit`, and where the scan ended (`through`, null when nothing was committed after
+   * `after`), which is where the next read starts; the other events' data is never read out.
+   */
+  readCommittedOfTypes(after: Checkpoint, limit: number, types: readonly string[], trx?: Tx): Promise<CommittedOfTypes>;
   /** How many events committed after `after` (a projector's lag), counting no further than `ceiling`. */
   countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number>;
   /** Events of a stream type's streams in global position order after `after`, recorded before `recordedBefore` (exports). */

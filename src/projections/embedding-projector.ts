@@ -22,6 +22,7 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
 import type { Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
+import { caseChangesPending } from './case-changes-pending.ts';
 import { exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';
 
@@ -98,6 +99,7 @@ export class EmbeddingProjector {
     this.#name = embeddingProjectorName(embedder);
     this.#task = new PeriodicTask(
       async () => {
+        if (!(await caseChangesPending(this.db, this.#name))) return;
         // Checked between batches, so an embedder that ignores the abort signal still stops.
         while (this.#task.active && (await this.runOnce()) > 0);
       },

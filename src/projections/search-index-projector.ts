@@ -18,6 +18,7 @@ import { decodeEntities } from '../corpus/source-text.ts';
 import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import { START, type Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
+import { caseChangesPending } from './case-changes-pending.ts';
 import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
 function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {
@@ -89,6 +90,7 @@ export class SearchIndexProjector {
     this.#name = searchIndexProjectorName(index);
     this.#task = new PeriodicTask(
       async () => {
+        if (!(await caseChangesPending(this.db, this.#name))) return;
         while (this.#task.active && (await this.runOnce()) > 0);
       },
       { intervalMs: options.idleMs ?? 250, onError: (error) => options.onError?.(error) },

@@ -276,6 +276,73 @@ for (const factory of databases) {
       assert.equal(rebuilt, before + 31);
       assert.equal(resumed.resets, 1);
     });
+
+    it('reads the events of some types with their data, and where the scan of all events ended', async () => {
+      const store = new PostgresEventStore(database.db);
+      const start = await store.committedHead();
+      await store.append(
+        'typed-0',
+        'any',
+        [
+          { type: 'Wanted', data: { n: 1 } },
+          { type: 'Other', data: { n: 2 } },
+        ],
+        {
+          streamType: 't',
+          metadata: metadata('typed'),
+        },
+      );
+      await store.append('typed-1', 'any', [{ type: 'Other', data: { n: 3 } }], { streamType: 't', metadata: metadata('typed') });
+      const all = await store.readCommittedAfter(start, 100);
+      const read = await store.readCommittedOfTypes(start, 100, ['Wanted']);
+      assert.deepEqual(
+        read.events,
+        all.filter((e) => e.type === 'Wanted'),
+      );
+      assert.equal(read.scanned, 3);
+      const last = all[all.length - 1]!;
+      assert.deepEqual(read.through, { transactionId: last.transactionId, globalPosition: last.globalPosition });
+      const limited = await store.readCommittedOfTypes(start, 1, ['Other']);
+      assert.deepEqual([limited.events.length, limited.scanned, limited.through?.globalPosition], [0, 1, all[0]!.globalPosition]);
+      assert.deepEqual(await store.readCommittedOfTypes(read.through, 100, ['Wanted']), { events: [], through: null, scanned: 0 });
+    });
+
+    it('polls a caught-up projector with one count instead of a batch, and a started one still carries each new event', async () => {
+      const store = new PostgresEventStore(database.db);
+      const port = eventStoreOf(database.db);
+      let batchReads = 0;
+      const counted: typeof port = Object.assign(Object.create(port) as typeof port, {
+        readCommittedAfter: (...args: Parameters<typeof port.readCommittedAfter>) => {
+          batchReads += 1;
+          return port.readCommittedAfter(...args);
+        },
+      });
+      const projection = collector('polled');
+      const runner = new ProjectorRunner(database.db, counted, projection, { now, idleMs: 10 });
+      await runner.catchUp();
+      projection.seen.length = 0;
+      const waitFor = async (done: () => boolean) => {
+        const deadline = Date.now() + 10_000;
+        while (!done() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      };
+      runner.start();
+      try {
+        await new Promise((r) => setTimeout(r, 50));
+        const idleFrom = batchReads;
+        await new Promise((r) => setTimeout(r, 200));
+        assert.equal(batchReads, idleFrom, 'caught up: no batch read for some 20 polls');
+        for (let i = 0; i < 3; i += 1) {
+          await store.append('polled-0', 'any', [{ type: 'Tick', data: { i } }], { streamType: 'p', metadata: metadata(`p${i}`) });
+          await waitFor(() => projection.seen.length === i + 1);
+        }
+      } finally {
+        await runner.stop();
+      }
+      assert.deepEqual(
+        projection.seen.map((e) => (e.data as { i: number }).i),
+        [0, 1, 2],
+      );
+    });
   });
 }
 

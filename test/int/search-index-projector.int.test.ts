@@ -11,7 +11,8 @@ import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { CaseRestrictionService } from '../../src/application/cases/case-restriction-service.ts';
 import { openPostgres, type OpenedDatabase } from '../../src/db/open.ts';
 import type { SearchDocument, SearchIndex } from '../../src/ports/search-index.ts';
-import { SearchIndexProjector } from '../../src/projections/search-index-projector.ts';
+import { caseChangesPending } from '../../src/projections/case-changes-pending.ts';
+import { SearchIndexProjector, searchIndexProjectorName } from '../../src/projections/search-index-projector.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 import { ingestSlice } from '../support/search-corpus.ts';
 
@@ -89,7 +90,10 @@ for (const factory of databases)
       const restrictions = new CaseRestrictionService({ db: database.db, store: new PostgresEventStore(database.db), clock: { now } });
       const restricted = await restrictions.restrict(DANA_YADAV, { kind: 'operator' });
       assert.ok(restricted.ok);
+      const name = searchIndexProjectorName(index);
+      assert.equal(await caseChangesPending(database.db, name), true, 'the polling loop sees the change');
       assert.equal(await projector.catchUp(), 1, 'only the restricted row changed');
+      assert.equal(await caseChangesPending(database.db, name), false, 'and then sees nothing left');
       const found = await index.search({ query: 'Dana Yadav', filters: {}, sort: 'relevance', offset: 0, limit: 10 });
       assert.ok(!found.hits.some((h) => h.caseId === DANA_YADAV));
       assert.equal(found.withheld, true);

@@ -6,7 +6,7 @@
 import { sql } from 'kysely';
 import type { Db, Trx } from '../../db/database.ts';
 import { START, type Checkpoint, type RecordedEvent } from '../../ports/event-store.ts';
-import { toRecorded } from '../../db/event-rows.ts';
+import { toRecorded, type EventRow } from '../../db/event-rows.ts';
 
 const committed = sql<boolean>`transaction_id < pg_snapshot_xmin(pg_current_snapshot())`;
 
@@ -21,6 +21,36 @@ export async function readCommittedAfter(executor: Db | Trx, after: Checkpoint, 
     .limit(limit)
     .execute();
   return rows.map(toRecorded);
+}
+
+/**
+ * `readCommittedAfter` for a reader of a few event types: the scan is the same (so its end is
+ * where the next read starts), but only the wanted events' data and metadata leave the
+ * database; the others come back as positions.
+ */
+export async function readCommittedOfTypes(
+  executor: Db | Trx,
+  after: Checkpoint,
+  limit: number,
+  types: readonly string[],
+): Promise<{ events: RecordedEvent[]; through: Checkpoint | null; scanned: number }> {
+  const { rows } = await sql<EventRow & { wanted: boolean }>`
+    with wanted as (select array(select jsonb_array_elements_text(${JSON.stringify(types)}::text::jsonb)) as types)
+    select e.global_position as "globalPosition", e.stream_id as "streamId", e.stream_position as "streamPosition", e.type,
+      e.schema_version as "schemaVersion", e.transaction_id as "transactionId", e.recorded_at as "recordedAt",
+      e.type = any(w.types) as wanted,
+      case when e.type = any(w.types) then e.data end as data,
+      case when e.type = any(w.types) then e.metadata end as metadata
+    from events e cross join wanted w
+    where ${committed} and (e.transaction_id, e.global_position) > (${after.transactionId}::xid8, ${after.globalPosition}::bigint)
+    order by e.transaction_id, e.global_position
+    limit ${limit}`.execute(executor);
+  const last = rows[rows.length - 1];
+  return {
+    events: rows.filter((row) => row.wanted).map(({ wanted: _, ...row }) => toRecorded(row)),
+    through: last ? { transactionId: last.transactionId, globalPosition: last.globalPosition } : null,
+    scanned: rows.length,
+  };
 }
 
 /** Committed events after a checkpoint, counted up to `ceiling` (a bounded index walk however far behind). */

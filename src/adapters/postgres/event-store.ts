@@ -13,6 +13,7 @@ import {
   type AppendOptions,
   type AppendResult,
   type Checkpoint,
+  type CommittedOfTypes,
   type EventMetadata,
   type EventStore,
   type ExpectedVersion,
@@ -24,7 +25,7 @@ import {
   type StreamTypePage,
 } from '../../ports/event-store.ts';
 import { toRecorded, type EventRow } from '../../db/event-rows.ts';
-import { committedHead, countCommittedAfter, readCommittedAfter } from './committed-events.ts';
+import { committedHead, countCommittedAfter, readCommittedAfter, readCommittedOfTypes } from './committed-events.ts';
 import type { PersonalDataSealer } from '../../ports/subject-keys.ts';
 import { PERSONAL_FIELDS } from '../../domain/personal-data/personal-fields.ts';
 
@@ -109,6 +110,11 @@ export class PostgresEventStore implements EventStore<Trx> {
 
   readCommittedAfter(after: Checkpoint, limit: number, trx?: Trx): Promise<RecordedEvent[]> {
     return readCommittedAfter(trx ?? this.db, after, limit).then((events) => this.#open(events, trx));
+  }
+
+  async readCommittedOfTypes(after: Checkpoint, limit: number, types: readonly string[], trx?: Trx): Promise<CommittedOfTypes> {
+    const read = await readCommittedOfTypes(trx ?? this.db, after, limit, types);
+    return { ...read, events: await this.#open(read.events, trx) };
   }
 
   countCommittedAfter(after: Checkpoint, ceiling: number): Promise<number> {
