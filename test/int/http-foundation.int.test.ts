@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { createRoute, z } from '@hono/zod-openapi';
+import { serve } from '@hono/node-server';
 import type { App } from '../../src/http/app-types.ts';
 import { ERROR_STATUS } from '../../src/http/error-codes.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
@@ -108,6 +111,45 @@ describe('HTTP foundation', () => {
       (await app.request('/test/echo', { method: 'POST', body: justUnder, headers: { 'Content-Type': 'application/json' } })).status,
       200,
     );
+  });
+
+  it('reads bodies from the socket under @hono/node-server by the same rules: declared or streamed, over the limit or not JSON', async () => {
+    const server = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' });
+    await new Promise<void>((resolve) => server.once('listening', resolve));
+    const { port } = server.address() as AddressInfo;
+    // A raw exchange: fetch would not send a chunked body of our choosing, nor keep a declared length.
+    const exchange = (head: string, body: string) =>
+      new Promise<{ status: number; code: string | undefined }>((resolve, reject) => {
+        const socket = connect(port, '127.0.0.1', () => socket.end(`${head}\r\n\r\n${body}`));
+        let reply = '';
+        socket.on('data', (chunk: Buffer) => (reply += chunk.toString()));
+        socket.on('error', reject);
+        socket.on('close', () => {
+          const json = reply.slice(reply.indexOf('\r\n\r\n') + 4);
+          const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1]);
+          const code = json.startsWith('{') ? ((JSON.parse(json) as { code?: string }).code ?? undefined) : undefined;
+          resolve({ status, code });
+        });
+      });
+    const post = (headers: string) =>
+      `POST /test/echo HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\nContent-Type: application/json\r\n${headers}`;
+    try {
+      const ok = '{"query":"bail"}';
+      assert.deepEqual(await exchange(post(`Content-Length: ${String(ok.length)}`), ok), { status: 200, code: undefined });
+      const big = JSON.stringify({ query: 'x'.repeat(256 * 1024) });
+      assert.deepEqual(await exchange(post(`Content-Length: ${String(big.length)}`), big), { status: 413, code: 'PAYLOAD_TOO_LARGE' });
+      const chunk = (text: string) => `${text.length.toString(16)}\r\n${text}\r\n`;
+      const streamed = chunk('{"query":"') + chunk('a'.repeat(300 * 1024)) + chunk('"}') + '0\r\n\r\n';
+      assert.deepEqual(await exchange(post('Transfer-Encoding: chunked'), streamed), { status: 413, code: 'PAYLOAD_TOO_LARGE' });
+      const small = chunk('{"query":') + chunk('"bail"}') + '0\r\n\r\n';
+      assert.deepEqual(await exchange(post('Transfer-Encoding: chunked'), small), { status: 200, code: undefined });
+      const broken = '{"query": ';
+      assert.deepEqual(await exchange(post(`Content-Length: ${String(broken.length)}`), broken), { status: 400, code: 'MALFORMED_JSON' });
+      const wrong = '{"query":"bail","page":"2"}';
+      assert.deepEqual(await exchange(post(`Content-Length: ${String(wrong.length)}`), wrong), { status: 400, code: 'VALIDATION_ERROR' });
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 
   it('answers unparseable JSON with 400 MALFORMED_JSON', async () => {

@@ -6,7 +6,8 @@
  * while it fetches its array types (cut by a proxy the moment that query passes) leaves no
  * unhandled rejection, which would end the process: the pool connects again and the
  * reserve is served. Statements are prepared (one round trip once seen), survive a table
- * changing shape under them, and are not prepared when turned off. Skipped without
+ * changing shape under them, and are not prepared when turned off. A transaction's BEGIN
+ * travels with its first statement. Skipped without
  * TEST_DATABASE_URL (PGlite streams no rows).
  */
 import assert from 'node:assert/strict';
@@ -85,6 +86,43 @@ describe('prepared statements', { skip: postgresAdminUrl === undefined ? 'needs 
     } finally {
       await on.close();
       await off.close();
+    }
+  });
+
+  it('sends the BEGIN of a transaction in the same write as its first statement, and still rolls back what the work wrote', async () => {
+    const proxy = await countingProxy(new URL(postgresAdminUrl as string));
+    const url = new URL(postgresAdminUrl as string);
+    url.host = `127.0.0.1:${String(proxy.port)}`;
+    const opened = await openPostgres(url.toString(), { max: 1 });
+    const table = `pipelined_begin_${String(process.pid)}`;
+    try {
+      await sql`create table ${sql.table(table)} (id int primary key)`.execute(opened.db);
+      const insert = (trx: Db, id: number) => sql`insert into ${sql.table(table)} values (${id})`.execute(trx);
+      // Prepared first, so the transaction's statement is one Bind and Execute.
+      await insert(opened.db, 1);
+      proxy.writes.length = 0;
+      await opened.db.transaction().execute((trx) => insert(trx, 2));
+      assert.equal(proxy.writes.length, 2, 'BEGIN with the statement, then COMMIT');
+      assert.ok(proxy.writes[0]!.includes('begin') && proxy.writes[0]!.includes('B'), 'BEGIN and the Bind travel together');
+      assert.ok(proxy.writes[1]!.includes('commit'));
+      await assert.rejects(
+        opened.db.transaction().execute(async (trx) => {
+          await insert(trx, 3);
+          throw new Error('the work failed');
+        }),
+        /the work failed/,
+      );
+      await assert.rejects(
+        opened.db.transaction().execute((trx) => insert(trx, 1)),
+        { code: '23505' },
+        'the first statement fails in its transaction, reported as its own error',
+      );
+      const { rows } = await sql<{ id: number }>`select id from ${sql.table(table)} order by id`.execute(opened.db);
+      assert.deepEqual(rows, [{ id: 1 }, { id: 2 }]);
+    } finally {
+      await sql`drop table if exists ${sql.table(table)}`.execute(opened.db);
+      await opened.close();
+      await proxy.close();
     }
   });
 
@@ -174,6 +212,38 @@ async function cuttingProxy(target: URL, marker: string, times: number): Promise
   return {
     port: address.port,
     cuts: () => cuts,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A TCP proxy to the server that keeps each chunk the client wrote (one socket write each on loopback). */
+async function countingProxy(target: URL): Promise<{ port: number; writes: string[]; close(): Promise<void> }> {
+  const writes: string[] = [];
+  const sockets = new Set<Socket>();
+  const server: Server = createServer((downstream) => {
+    const upstream = connect(Number(target.port || 5432), target.hostname);
+    sockets.add(downstream).add(upstream);
+    const end = () => {
+      downstream.destroy();
+      upstream.destroy();
+    };
+    downstream.on('data', (chunk: Buffer) => {
+      writes.push(chunk.toString('latin1'));
+      upstream.write(chunk);
+    });
+    upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
+    downstream.on('error', end).on('close', end);
+    upstream.on('error', end).on('close', end);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
+  return {
+    port: address.port,
+    writes,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

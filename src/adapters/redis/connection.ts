@@ -126,6 +126,9 @@ export async function connectRedis(url: string): Promise<RedisConnection> {
     disableOfflineQueue: true,
     commandsQueueMaxLength: 1_000,
     pingInterval: 1_000,
+    // Every call is bounded here (`bounded`); node-redis's own 5 s default timeout would add a
+    // timer and an abort signal per command, each firing long after its command was answered.
+    commandOptions: { timeout: 0 },
     socket: { connectTimeout: 2_000, socketTimeout: 5_000, reconnectStrategy: (retries) => Math.min(retries * 200, 2_000) },
   });
   // Without a listener, a dropped connection would crash the process; health reports it instead.
