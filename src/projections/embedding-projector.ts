@@ -22,8 +22,7 @@ import type { Embedder } from '../ports/embedder.ts';
 import type { SearchDocument } from '../ports/search-index.ts';
 import type { Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
-import { caseChangesPending } from './case-changes-pending.ts';
-import { exclusively, readCaseChanges } from './case-change-feed.ts';
+import { caseChangesPending, exclusively, readCaseChanges } from './case-change-feed.ts';
 import { caseRowToSearchDocument } from './search-index-projector.ts';
 
 type ChunkRow = Database['caseChunks'];

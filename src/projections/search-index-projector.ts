@@ -18,8 +18,7 @@ import { decodeEntities } from '../corpus/source-text.ts';
 import type { ReindexableSearchIndex, SearchDocument, SearchIndex } from '../ports/search-index.ts';
 import { START, type Checkpoint } from '../ports/event-store.ts';
 import { PeriodicTask } from '../scheduling/periodic-task.ts';
-import { caseChangesPending } from './case-changes-pending.ts';
-import { exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
+import { caseChangesPending, exclusively, holding, readCaseChanges, type CaseRow } from './case-change-feed.ts';
 
 function isReindexable(index: SearchIndex): index is ReindexableSearchIndex {
   return 'createShadow' in index && 'swapIn' in index;

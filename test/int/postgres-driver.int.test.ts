@@ -186,42 +186,26 @@ describe(
  */
 async function cuttingProxy(target: URL, marker: string, times: number): Promise<{ port: number; cuts(): number; close(): Promise<void> }> {
   let cuts = 0;
-  const sockets = new Set<Socket>();
-  const server: Server = createServer((downstream) => {
-    const upstream = connect(Number(target.port || 5432), target.hostname);
-    sockets.add(downstream).add(upstream);
-    const end = () => {
-      downstream.destroy();
-      upstream.destroy();
-    };
-    downstream.on('data', (chunk: Buffer) => {
-      if (cuts < times && chunk.includes(marker)) {
-        cuts += 1;
-        end();
-        return;
-      }
-      upstream.write(chunk);
-    });
-    upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
-    downstream.on('error', end).on('close', end);
-    upstream.on('error', end).on('close', end);
+  const proxy = await proxyTo(target, (chunk) => {
+    if (cuts >= times || !chunk.includes(marker)) return true;
+    cuts += 1;
+    return false;
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
-  return {
-    port: address.port,
-    cuts: () => cuts,
-    close: async () => {
-      for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-    },
-  };
+  return { ...proxy, cuts: () => cuts };
 }
 
 /** A TCP proxy to the server that keeps each chunk the client wrote (one socket write each on loopback). */
 async function countingProxy(target: URL): Promise<{ port: number; writes: string[]; close(): Promise<void> }> {
   const writes: string[] = [];
+  const proxy = await proxyTo(target, (chunk) => {
+    writes.push(chunk.toString('latin1'));
+    return true;
+  });
+  return { ...proxy, writes };
+}
+
+/** A TCP proxy to the server; `pass` sees each chunk the client sends, and false ends both sides instead of passing it on. */
+async function proxyTo(target: URL, pass: (chunk: Buffer) => boolean): Promise<{ port: number; close(): Promise<void> }> {
   const sockets = new Set<Socket>();
   const server: Server = createServer((downstream) => {
     const upstream = connect(Number(target.port || 5432), target.hostname);
@@ -231,8 +215,8 @@ async function countingProxy(target: URL): Promise<{ port: number; writes: strin
       upstream.destroy();
     };
     downstream.on('data', (chunk: Buffer) => {
-      writes.push(chunk.toString('latin1'));
-      upstream.write(chunk);
+      if (pass(chunk)) upstream.write(chunk);
+      else end();
     });
     upstream.on('data', (chunk: Buffer) => downstream.write(chunk));
     downstream.on('error', end).on('close', end);
@@ -243,7 +227,6 @@ async function countingProxy(target: URL): Promise<{ port: number; writes: strin
   if (address === null || typeof address === 'string') throw new Error('the proxy has no port');
   return {
     port: address.port,
-    writes,
     close: async () => {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -11,7 +11,7 @@ import { PostgresEventStore } from '../../src/adapters/postgres/event-store.ts';
 import { CaseRestrictionService } from '../../src/application/cases/case-restriction-service.ts';
 import { openPostgres, type OpenedDatabase } from '../../src/db/open.ts';
 import type { SearchDocument, SearchIndex } from '../../src/ports/search-index.ts';
-import { caseChangesPending } from '../../src/projections/case-changes-pending.ts';
+import { caseChangesPending } from '../../src/projections/case-change-feed.ts';
 import { SearchIndexProjector, searchIndexProjectorName } from '../../src/projections/search-index-projector.ts';
 import { databases, type TestDatabase } from '../support/databases.ts';
 import { ingestSlice } from '../support/search-corpus.ts';
